@@ -1,0 +1,90 @@
+// Command fleetsim simulates and plans LLM inference GPU fleets.
+//
+// Usage:
+//
+//	fleetsim [command] [flags]
+//
+// With no command it runs `simulate` on the built-in default scenario.
+// Run `fleetsim help` for the list of commands.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// command is one subcommand: it parses args and writes its results to
+// stdout. Bad input is reported as an *inputError (exit status 2).
+type command struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]command{}
+
+// register adds a subcommand; each subcommand's file calls it from init.
+func register(name, summary string, run func(args []string, stdout, stderr io.Writer) error) {
+	commands[name] = command{summary: summary, run: run}
+}
+
+// inputError is bad input: one line naming the field, the value and what is
+// allowed; the process exits with status 2.
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string { return e.msg }
+
+// badInput returns an *inputError with a formatted message.
+func badInput(format string, args ...any) error {
+	return &inputError{msg: fmt.Sprintf(format, args...)}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	name := "simulate"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		name, args = args[0], args[1:]
+	}
+	if name == "help" {
+		usage(stdout)
+		return 0
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "fleetsim: unknown command %q (run 'fleetsim help')\n", name)
+		return 2
+	}
+	err := cmd.run(args, stdout, stderr)
+	var in *inputError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &in):
+		fmt.Fprintf(stderr, "fleetsim %s: %s\n", name, in.msg)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "fleetsim %s: %v\n", name, err)
+		return 1
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "fleetsim: discrete-event simulator and analytic planner for LLM inference GPU fleets")
+	fmt.Fprintln(w, "\nUsage: fleetsim [command] [flags]   (no command: simulate the default scenario)")
+	fmt.Fprintln(w, "\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'fleetsim COMMAND --help' for a command's flags.")
+}

@@ -1,0 +1,36 @@
+package sim
+
+// Record is one request's row in the per-request output. Times are seconds
+// since the start of the run; durations are seconds. Column names carry
+// their units. Fields of a rejected request that it never reached are NaN
+// (times) or 0.
+type Record struct {
+	ID                  int64   `parquet:"id" json:"id"`
+	Pool                string  `parquet:"pool" json:"pool"`
+	Instance            int32   `parquet:"instance" json:"instance"`
+	Category            string  `parquet:"category" json:"category"`
+	ArrivalS            float64 `parquet:"arrival_s" json:"arrival_s"`
+	AdmitS              float64 `parquet:"admit_s" json:"admit_s"`
+	FirstTokenS         float64 `parquet:"first_token_s" json:"first_token_s"`
+	FinishS             float64 `parquet:"finish_s" json:"finish_s"`
+	QueueWaitS          float64 `parquet:"queue_wait_s" json:"queue_wait_s"`
+	TTFTS               float64 `parquet:"ttft_s" json:"ttft_s"`
+	TPOTS               float64 `parquet:"tpot_s" json:"tpot_s"`
+	E2ES                float64 `parquet:"e2e_s" json:"e2e_s"`
+	InputTokens         int32   `parquet:"input_tokens" json:"input_tokens"`
+	OutputTokens        int32   `parquet:"output_tokens" json:"output_tokens"`
+	OriginalInputTokens int32   `parquet:"original_input_tokens" json:"original_input_tokens"`
+	EstimatedTokens     int32   `parquet:"estimated_tokens" json:"estimated_tokens"`
+	Preemptions         int32   `parquet:"preemptions" json:"preemptions"`
+	Retries             int32   `parquet:"retries" json:"retries"`
+	Compressed          bool    `parquet:"compressed" json:"compressed"`
+	Warmup              bool    `parquet:"warmup" json:"warmup"`
+	Rejected            bool    `parquet:"rejected" json:"rejected"`
+	RejectedReason      string  `parquet:"rejected_reason" json:"rejected_reason"`
+}
+
+// Sink receives records as requests leave the fleet, in completion order.
+// Write must not keep r after it returns.
+type Sink interface {
+	Write(r *Record) error
+}

@@ -1,0 +1,42 @@
+package sim
+
+// Quantiles are P50/P90/P99 of a latency, seconds.
+type Quantiles struct {
+	P50 float64 `json:"p50"`
+	P90 float64 `json:"p90"`
+	P99 float64 `json:"p99"`
+}
+
+// PoolMetrics are one pool's (or the fleet's) measured metrics over the
+// post-warm-up requests.
+type PoolMetrics struct {
+	Name            string    `json:"name"`
+	GPU             string    `json:"gpu,omitempty"`
+	GPUs            int       `json:"gpus"`
+	MaxContext      int       `json:"max_ctx,omitempty"`
+	Slots           int       `json:"slots,omitempty"`
+	Arrived         int64     `json:"arrived"`
+	Completed       int64     `json:"completed"`
+	Rejected        int64     `json:"rejected"`
+	InFlight        int64     `json:"in_flight"`
+	Preemptions     int64     `json:"preemptions"`
+	SlotUtilization float64   `json:"slot_utilization"` // time-averaged busy slots / slots, in [0, 1]
+	ThroughputRPS   float64   `json:"throughput_rps"`   // completions per second
+	TTFT            Quantiles `json:"ttft_s"`
+	TPOT            Quantiles `json:"tpot_s"`
+	E2E             Quantiles `json:"e2e_s"`
+	QueueWait       Quantiles `json:"queue_wait_s"`
+	SLOAttainment   float64   `json:"slo_attainment"`     // fraction of completed requests meeting both SLO targets
+	Overloaded      bool      `json:"overloaded"`         // offered load above what the pool serves
+	BacklogGrowth   float64   `json:"backlog_growth_rps"` // growth of the waiting line, requests per second
+}
+
+// Summary is the result of a run.
+type Summary struct {
+	Version  string        `json:"version"`
+	Config   Config        `json:"config"`
+	Requests int64         `json:"requests"`
+	SimTimeS float64       `json:"sim_time_s"`
+	Fleet    PoolMetrics   `json:"fleet"`
+	Pools    []PoolMetrics `json:"pools"`
+}

@@ -1,0 +1,41 @@
+package workload
+
+// Spec is the declarative description of a run's workload, as it appears in a
+// scenario file and on the command line. NewSource (implemented in this
+// package) turns a validated Spec into a Source.
+//
+// Exactly one of CDF and Trace is set. With a CDF, arrivals follow Arrival
+// ("poisson" or "bursty") at Rate; with a Trace, arrivals replay the trace's
+// timestamps, rescaled to Rate when Rate > 0.
+type Spec struct {
+	// CDF names a built-in CDF ("azure", "lmsys", "agent-heavy") or a CDF
+	// JSON file; lengths drawn from it are L_total = L_in + L_out.
+	CDF string `json:"cdf,omitempty" yaml:"cdf,omitempty"`
+	// Trace is a trace file (Azure LLM trace CSV or Mooncake JSONL).
+	Trace string `json:"trace,omitempty" yaml:"trace,omitempty"`
+	// TraceFormat is "azure", "mooncake" or "" (by file extension).
+	TraceFormat string `json:"trace_format,omitempty" yaml:"trace_format,omitempty"`
+	// Rate is the mean arrival rate, requests per second.
+	Rate float64 `json:"rate" yaml:"rate"`
+	// Requests is the number of requests to generate (a trace may hold fewer).
+	Requests int `json:"requests" yaml:"requests"`
+	// Arrival is "poisson" (default) or "bursty" (two-state MMPP).
+	Arrival string `json:"arrival,omitempty" yaml:"arrival,omitempty"`
+	// BurstRatio is the bursty process's high-state rate over its low-state
+	// rate (> 1); the mean rate stays Rate.
+	BurstRatio float64 `json:"burst_ratio,omitempty" yaml:"burst_ratio,omitempty"`
+	// BurstMeanS and CalmMeanS are the mean sojourn times of the bursty
+	// process's high and low states, seconds.
+	BurstMeanS float64 `json:"burst_mean_s,omitempty" yaml:"burst_mean_s,omitempty"`
+	CalmMeanS  float64 `json:"calm_mean_s,omitempty" yaml:"calm_mean_s,omitempty"`
+	// Split is the input/output split model: "fixed" (L_in = floor(F*L),
+	// default F = 0.8) or "normal" (output fraction ~ N(Mu, Sigma) clipped to
+	// [0.02, 0.95], the token-budget paper's model).
+	Split         string  `json:"split,omitempty" yaml:"split,omitempty"`
+	InputFraction float64 `json:"input_fraction,omitempty" yaml:"input_fraction,omitempty"`
+	OutputMu      float64 `json:"output_mu,omitempty" yaml:"output_mu,omitempty"`
+	OutputSigma   float64 `json:"output_sigma,omitempty" yaml:"output_sigma,omitempty"`
+	// Categories is the content mix, category name -> share (shares sum to 1).
+	// Empty means all prose.
+	Categories map[string]float64 `json:"categories,omitempty" yaml:"categories,omitempty"`
+}
