@@ -24,4 +24,6 @@ type CDF struct {
 
 // LoadCDF returns a built-in CDF ("azure", "lmsys", "agent-heavy") or reads a
 // CDF JSON file (either [[tokens, F], ...] or {"cdf": [...]}).
-func LoadCDF(nameOrPath string) (*CDF, error) { return nil, errors.New("workload: LoadCDF not implemented") }
+func LoadCDF(nameOrPath string) (*CDF, error) {
+	return nil, errors.New("workload: LoadCDF not implemented")
+}
