@@ -3,7 +3,15 @@
 // streaming of per-request records to a Sink.
 package sim
 
-import "github.com/fleetsim/fleetsim/workload"
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/workload"
+)
 
 // PoolConfig is one pool of identical instances.
 type PoolConfig struct {
@@ -49,4 +57,201 @@ type Config struct {
 	// with warmup=true and excluded from metrics. Default 0.2.
 	WarmupFraction float64 `json:"warmup_fraction" yaml:"warmup_fraction"`
 	SLO            SLO     `json:"slo" yaml:"slo"`
+}
+
+// Dispatch policies inside a pool.
+const (
+	DispatchCentral = "central" // one FCFS queue per pool (the M/G/c assumption); the default
+	DispatchJSQ     = "jsq"     // join the instance with the fewest queued + running requests
+	DispatchRR      = "rr"      // round-robin over the instances
+)
+
+// Router kinds.
+const (
+	RouterLength      = "length"       // smallest pool whose max context holds L_in + max_output_tokens; the default
+	RouterTokenBudget = "token-budget" // byte-based token estimate with per-category calibration
+	RouterSpillover   = "spillover"    // token-budget with load-aware spillover
+	RouterCR          = "cr"           // compress-and-route
+)
+
+var (
+	dispatchNames = []string{DispatchCentral, DispatchJSQ, DispatchRR}
+	routerNames   = []string{RouterLength, RouterTokenBudget, RouterSpillover, RouterCR}
+	timingNames   = []string{pools.TimingPaper, pools.TimingKV}
+)
+
+// Defaults returns the default scenario: the FleetOpt paper's pool-routing
+// fleet (FleetOpt §7.1 and Table 5: 43 A100s at 4,096 tokens and 131 A100s
+// at 65,536 tokens) serving the built-in Azure CDF at 1,000 req/s (Poisson),
+// 100,000 requests, the kv timing preset, seed 1, the length router, central
+// dispatch, 20% warm-up and the SLO P99 TTFT <= 0.5 s (FleetOpt §7.1),
+// P99 TPOT <= 0.08 s (token-budget paper §4).
+func Defaults() Config {
+	return Config{
+		Seed: 1,
+		Workload: workload.Spec{
+			CDF:      "azure",
+			Rate:     1000,
+			Requests: 100_000,
+		},
+		Pools: []PoolConfig{
+			{Name: "short", GPU: "a100", Count: 43, MaxContext: 4096},
+			{Name: "long", GPU: "a100", Count: 131, MaxContext: 65536},
+		},
+		Timing:         pools.DefaultTiming,
+		Router:         RouterConfig{Kind: RouterLength},
+		WarmupFraction: 0.2,
+		SLO:            SLO{TTFTS: 0.5, TPOTS: 0.08},
+	}
+}
+
+// DefaultConfig is Defaults.
+func DefaultConfig() Config { return Defaults() }
+
+// ValidationError is a bad field of a Config: its path (as in a scenario
+// file, e.g. "pools[1].gpu"), its value and what is allowed.
+type ValidationError struct {
+	Field   string // field path, e.g. "workload.rate"
+	Value   any    // the offending value
+	Allowed string // what is allowed
+}
+
+func (e *ValidationError) Error() string {
+	v := e.Value
+	if s, ok := v.(string); ok {
+		v = fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%s = %v: %s", e.Field, v, e.Allowed)
+}
+
+func bad(field string, value any, allowed string, args ...any) error {
+	return &ValidationError{Field: field, Value: value, Allowed: fmt.Sprintf(allowed, args...)}
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// Validate checks every field of c and returns the first problem as a
+// *ValidationError (one line: field, value, what is allowed). It does no
+// I/O: a CDF or trace file named by the workload is opened by the workload
+// package when the run's Source is built.
+func (c *Config) Validate() error {
+	if err := c.validateWorkload(); err != nil {
+		return err
+	}
+	if !contains(timingNames, c.Timing) {
+		return bad("timing", c.Timing, "allowed: %s", strings.Join(timingNames, ", "))
+	}
+	if len(c.Pools) == 0 {
+		return bad("pools", "[]", "at least one pool is needed (NAME:GPU:COUNT:MAXCTX)")
+	}
+	seen := map[string]int{}
+	for i, p := range c.Pools {
+		f := fmt.Sprintf("pools[%d]", i)
+		if p.Name == "" {
+			return bad(f+".name", p.Name, "a pool needs a non-empty name")
+		}
+		if strings.ContainsAny(p.Name, ": \t\n") {
+			return bad(f+".name", p.Name, "a pool name may not contain ':' or white space")
+		}
+		if j, dup := seen[p.Name]; dup {
+			return bad(f+".name", p.Name, "duplicate pool name (also pools[%d]); names must be unique", j)
+		}
+		seen[p.Name] = i
+		g, err := pools.LookupGPU(p.GPU)
+		if err != nil {
+			return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s)", strings.Join(pools.GPUNames(), ", "))
+		}
+		if p.Count < 1 {
+			return bad(f+".count", p.Count, "a pool needs at least 1 instance")
+		}
+		if p.MaxContext < 1 {
+			return bad(f+".max_ctx", p.MaxContext, "the max context must be a positive number of tokens")
+		}
+		if g.Slots(p.MaxContext) < 1 {
+			return bad(f+".max_ctx", p.MaxContext,
+				"exceeds the KV budget of one %s instance (%d blocks of %d tokens = %d tokens)",
+				g.Name, g.KVBlocks, g.BlockTokens, g.KVBlocks*g.BlockTokens)
+		}
+		if p.Dispatch != "" && !contains(dispatchNames, p.Dispatch) {
+			return bad(f+".dispatch", p.Dispatch, "allowed: %s", strings.Join(dispatchNames, ", "))
+		}
+		if p.QueueLimit < 0 {
+			return bad(f+".queue_limit", p.QueueLimit, "must be >= 0 (0 = no limit)")
+		}
+	}
+	if c.Router.Kind != "" && !contains(routerNames, c.Router.Kind) {
+		return bad("router.kind", c.Router.Kind, "allowed: %s", strings.Join(routerNames, ", "))
+	}
+	if !finite(c.Router.RetryDelayS) || c.Router.RetryDelayS < 0 {
+		return bad("router.retry_delay_s", c.Router.RetryDelayS, "must be a finite number of seconds >= 0")
+	}
+	if !finite(c.WarmupFraction) || c.WarmupFraction < 0 || c.WarmupFraction >= 1 {
+		return bad("warmup_fraction", c.WarmupFraction, "must be in [0, 1)")
+	}
+	if !finite(c.SLO.TTFTS) || c.SLO.TTFTS <= 0 {
+		return bad("slo.ttft_s", c.SLO.TTFTS, "must be a positive number of seconds")
+	}
+	if !finite(c.SLO.TPOTS) || c.SLO.TPOTS <= 0 {
+		return bad("slo.tpot_s", c.SLO.TPOTS, "must be a positive number of seconds")
+	}
+	return nil
+}
+
+func (c *Config) validateWorkload() error {
+	w := &c.Workload
+	switch {
+	case w.CDF == "" && w.Trace == "":
+		return bad("workload.cdf", w.CDF, "a workload needs a CDF (azure, lmsys, agent-heavy or a CDF JSON file) or a trace file")
+	case w.CDF != "" && w.Trace != "":
+		return bad("workload.trace", w.Trace, "give either a CDF (workload.cdf = %q) or a trace, not both", w.CDF)
+	}
+	if !finite(w.Rate) || w.Rate < 0 || (w.Rate == 0 && w.Trace == "") {
+		allowed := "must be a positive number of requests per second"
+		if w.Trace != "" {
+			allowed = "must be >= 0 requests per second (0 replays the trace at its own rate)"
+		}
+		return bad("workload.rate", w.Rate, "%s", allowed)
+	}
+	if w.Requests < 1 {
+		return bad("workload.requests", w.Requests, "must be at least 1")
+	}
+	if w.Trace != "" && w.TraceFormat != "" && w.TraceFormat != "azure" && w.TraceFormat != "mooncake" {
+		return bad("workload.trace_format", w.TraceFormat, "allowed: azure, mooncake (or empty: by file extension)")
+	}
+	if w.Arrival != "" && w.Arrival != "poisson" && w.Arrival != "bursty" {
+		return bad("workload.arrival", w.Arrival, "allowed: poisson, bursty")
+	}
+	if w.Split != "" && w.Split != "fixed" && w.Split != "normal" {
+		return bad("workload.split", w.Split, "allowed: fixed, normal")
+	}
+	names := make([]string, 0, len(w.Categories))
+	for name := range w.Categories {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if _, err := workload.ParseCategory(name); err != nil {
+			return bad("workload.categories", name, "unknown category (allowed: prose, code, cjk, rag, mixed)")
+		}
+		if s := w.Categories[name]; !finite(s) || s < 0 {
+			return bad("workload.categories."+name, s, "a share must be a finite number >= 0")
+		}
+	}
+	// The workload package owns the rest of the Spec's rules (split
+	// parameters, burst parameters, category shares summing to 1).
+	if v, ok := any(w).(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return fmt.Errorf("workload: %w", err)
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
