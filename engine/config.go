@@ -7,6 +7,11 @@
 // iteration.
 package engine
 
+import (
+	"fmt"
+	"math"
+)
+
 // Timing holds the coefficients of the iteration-time model
 //
 //	t_iter = W + HSeq*n_active + HKV*kv_tokens + P*prefill_tokens
@@ -29,4 +34,35 @@ type Config struct {
 	BatchTokenBudget int    // most tokens per iteration (decode first), 0 = no cap (lockstep)
 	MaxModelLen      int    // longest L_in + L_out accepted, tokens
 	Timing           Timing // iteration-time coefficients
+}
+
+// Validate reports the first invalid field of c, naming the field, its value
+// and what is allowed.
+func (c Config) Validate() error {
+	switch {
+	case c.MaxSeqs < 1:
+		return fmt.Errorf("engine: MaxSeqs = %d, must be >= 1 (batch slots)", c.MaxSeqs)
+	case c.BlockTokens < 1:
+		return fmt.Errorf("engine: BlockTokens = %d, must be >= 1 (tokens per KV block, usually 16)", c.BlockTokens)
+	case c.KVBlocks < 1:
+		return fmt.Errorf("engine: KVBlocks = %d, must be >= 1 (KV-cache capacity in blocks)", c.KVBlocks)
+	case c.ChunkTokens < 1:
+		return fmt.Errorf("engine: ChunkTokens = %d, must be >= 1 (prefill chunk, tokens)", c.ChunkTokens)
+	case c.BatchTokenBudget < 0:
+		return fmt.Errorf("engine: BatchTokenBudget = %d, must be >= 0 (0 = no cap)", c.BatchTokenBudget)
+	case c.MaxModelLen < 2:
+		return fmt.Errorf("engine: MaxModelLen = %d, must be >= 2 (longest L_in+L_out, tokens)", c.MaxModelLen)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"Timing.W", c.Timing.W}, {"Timing.HSeq", c.Timing.HSeq}, {"Timing.HKV", c.Timing.HKV}, {"Timing.P", c.Timing.P}} {
+		if !(f.v >= 0) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("engine: %s = %v, must be a finite number >= 0 (seconds)", f.name, f.v)
+		}
+	}
+	if !(c.Timing.W > 0) {
+		return fmt.Errorf("engine: Timing.W = %v, must be > 0 (every iteration takes time, seconds)", c.Timing.W)
+	}
+	return nil
 }

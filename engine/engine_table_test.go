@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"math"
+	"testing"
+
+	"github.com/fleetsim/fleetsim/workload"
+)
+
+func approx(a, b float64) bool { return math.Abs(a-b) <= 1e-9 }
+
+// TestHandComputed checks cases worked out by hand.
+func TestHandComputed(t *testing.T) {
+	paper := Timing{W: 0.008, HSeq: 0.00065}
+	cfg := Config{MaxSeqs: 4, KVBlocks: 1000, BlockTokens: 16, ChunkTokens: 512, MaxModelLen: 8192, Timing: paper}
+	tests := []struct {
+		name       string
+		cfg        Config
+		in, out    int
+		first, fin float64
+		iters      int64
+	}{
+		// L_in=1000, L_out=3, C=512, t_iter = W + HSeq*1 = 0.00865 s.
+		// it1 [0, 0.00865): prefill 512; it2: prefill 488, first token at
+		// 0.0173; it3: decode, token 2; it4: decode, token 3 -> done at
+		// 4*0.00865 = 0.0346. ceil(1000/512)+3-1 = 4 iterations.
+		{"paper 1000/3", cfg, 1000, 3, 0.0173, 0.0346, 4},
+		// L_out = 1: the prefill iteration produces the only token.
+		// ceil(1000/512) = 2 iterations: 0.0173.
+		{"paper 1000/1", cfg, 1000, 1, 0.0173, 0.0173, 2},
+		// KV form, W=0.008, HKV=0.00065/8192, L_in=100, L_out=3.
+		// it1: prefill 100, kv=100: 0.008+100h; it2: decode kv=101;
+		// it3: decode kv=102. first = 0.008+100h,
+		// fin = 0.024 + 303h with h = 0.00065/8192.
+		{"kv 100/3", func() Config {
+			c := cfg
+			c.Timing = Timing{W: 0.008, HKV: 0.00065 / 8192}
+			return c
+		}(), 100, 3, 0.008 + 100*0.00065/8192, 0.024 + 303*0.00065/8192, 3},
+	}
+	for _, tc := range tests {
+		e, err := New(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &workload.Request{InputTokens: tc.in, OutputTokens: tc.out}
+		if _, ok := e.Submit(r, 0); !ok {
+			t.Fatalf("%s: rejected", tc.name)
+		}
+		res := e.AdvanceTo(10, nil)
+		if len(res) != 1 {
+			t.Fatalf("%s: %d results", tc.name, len(res))
+		}
+		if !approx(res[0].FirstToken, tc.first) || !approx(res[0].Finished, tc.fin) || res[0].Admitted != 0 {
+			t.Errorf("%s: got first %v fin %v admitted %v, want %v %v 0", tc.name,
+				res[0].FirstToken, res[0].Finished, res[0].Admitted, tc.first, tc.fin)
+		}
+		if st := e.Stats(); st.Iterations != tc.iters || st.Completed != 1 || st.FreeBlocks != tc.cfg.KVBlocks {
+			t.Errorf("%s: stats %+v, want %d iterations", tc.name, st, tc.iters)
+		}
+	}
+}
+
+func TestReject(t *testing.T) {
+	e, err := New(Config{MaxSeqs: 4, KVBlocks: 10, BlockTokens: 16, ChunkTokens: 512, MaxModelLen: 65536, Timing: Timing{W: 0.01}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, ok := e.Submit(&workload.Request{InputTokens: 60000, OutputTokens: 10000}, 1)
+	if ok || !res.Rejected || res.Reason != "input+output 70000 tokens exceeds max model length 65536" || res.Finished != 1 {
+		t.Errorf("got %+v %v", res, ok)
+	}
+	// 160 tokens fit 10 blocks (L_in+L_out-1 = 160), 162 do not.
+	if _, ok := e.Submit(&workload.Request{InputTokens: 100, OutputTokens: 61}, 1); !ok {
+		t.Error("161-token request rejected")
+	}
+	if res, ok := e.Submit(&workload.Request{InputTokens: 100, OutputTokens: 62}, 1); ok || res.Reason != "needs 11 KV blocks, instance has 10" {
+		t.Errorf("got %+v", res)
+	}
+	if st := e.Stats(); st.Rejected != 2 {
+		t.Errorf("rejected %d", st.Rejected)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	good := Config{MaxSeqs: 4, KVBlocks: 10, BlockTokens: 16, ChunkTokens: 512, MaxModelLen: 4096, Timing: Timing{W: 0.01}}
+	if err := good.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	bad := []func(*Config){
+		func(c *Config) { c.MaxSeqs = 0 },
+		func(c *Config) { c.KVBlocks = -1 },
+		func(c *Config) { c.BlockTokens = 0 },
+		func(c *Config) { c.ChunkTokens = 0 },
+		func(c *Config) { c.BatchTokenBudget = -5 },
+		func(c *Config) { c.MaxModelLen = 0 },
+		func(c *Config) { c.Timing.W = 0 },
+		func(c *Config) { c.Timing.HKV = math.NaN() },
+		func(c *Config) { c.Timing.P = -1 },
+	}
+	for i, f := range bad {
+		c := good
+		f(&c)
+		if err := c.Validate(); err == nil {
+			t.Errorf("case %d: no error", i)
+		} else if _, err2 := New(c); err2 == nil {
+			t.Errorf("case %d: New accepted", i)
+		}
+	}
+}
