@@ -1,0 +1,255 @@
+package export
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+
+	"github.com/fleetsim/fleetsim/sim"
+)
+
+// RowGroupRows is the number of rows per Parquet row group. Rows are
+// buffered in memory until a row group is full, so a writer's memory is
+// bounded by one row group whatever the number of requests.
+const RowGroupRows = 64 * 1024
+
+// batchRows is the number of rows converted before they are handed to the
+// Parquet writer in one call.
+const batchRows = 1024
+
+// Row is the Parquet schema of requests.parquet: one row per request, the
+// columns of sim.Record in the same order. Times are seconds since the start
+// of the run, durations seconds. A time or duration a request never reached
+// (a rejected request's first token, for example) is NULL; so is the TPOT of
+// a request with a single output token. The string columns are
+// dictionary-encoded. docs/cli.md documents every column.
+type Row struct {
+	ID                  int64    `parquet:"id"`
+	Pool                string   `parquet:"pool,dict"`
+	Instance            int32    `parquet:"instance"`
+	Category            string   `parquet:"category,dict"`
+	ArrivalS            float64  `parquet:"arrival_s"`
+	AdmitS              *float64 `parquet:"admit_s"`
+	FirstTokenS         *float64 `parquet:"first_token_s"`
+	FinishS             *float64 `parquet:"finish_s"`
+	QueueWaitS          *float64 `parquet:"queue_wait_s"`
+	TTFTS               *float64 `parquet:"ttft_s"`
+	TPOTS               *float64 `parquet:"tpot_s"`
+	E2ES                *float64 `parquet:"e2e_s"`
+	InputTokens         int32    `parquet:"input_tokens"`
+	OutputTokens        int32    `parquet:"output_tokens"`
+	OriginalInputTokens int32    `parquet:"original_input_tokens"`
+	EstimatedTokens     int32    `parquet:"estimated_tokens"`
+	Preemptions         int32    `parquet:"preemptions"`
+	Retries             int32    `parquet:"retries"`
+	Compressed          bool     `parquet:"compressed"`
+	Warmup              bool     `parquet:"warmup"`
+	Rejected            bool     `parquet:"rejected"`
+	RejectedReason      string   `parquet:"rejected_reason,dict"`
+}
+
+// rowBuf is a Row with storage for its nullable values, so converting a
+// record allocates nothing.
+type rowBuf struct {
+	Row
+	vals [7]float64
+}
+
+func (b *rowBuf) set(r *sim.Record) {
+	b.Row = Row{
+		ID: r.ID, Pool: r.Pool, Instance: r.Instance, Category: r.Category,
+		ArrivalS:            r.ArrivalS,
+		InputTokens:         r.InputTokens,
+		OutputTokens:        r.OutputTokens,
+		OriginalInputTokens: r.OriginalInputTokens,
+		EstimatedTokens:     r.EstimatedTokens,
+		Preemptions:         r.Preemptions,
+		Retries:             r.Retries,
+		Compressed:          r.Compressed,
+		Warmup:              r.Warmup,
+		Rejected:            r.Rejected,
+		RejectedReason:      r.RejectedReason,
+	}
+	b.AdmitS = b.nullable(0, r.AdmitS)
+	b.FirstTokenS = b.nullable(1, r.FirstTokenS)
+	b.FinishS = b.nullable(2, r.FinishS)
+	b.QueueWaitS = b.nullable(3, r.QueueWaitS)
+	b.TTFTS = b.nullable(4, r.TTFTS)
+	b.TPOTS = b.nullable(5, r.TPOTS)
+	b.E2ES = b.nullable(6, r.E2ES)
+}
+
+func (b *rowBuf) nullable(i int, x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	b.vals[i] = x
+	return &b.vals[i]
+}
+
+// Record converts a Parquet row back to a sim.Record (NULL becomes NaN).
+func (r *Row) Record() sim.Record {
+	f := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN()
+		}
+		return *p
+	}
+	return sim.Record{
+		ID: r.ID, Pool: r.Pool, Instance: r.Instance, Category: r.Category,
+		ArrivalS: r.ArrivalS, AdmitS: f(r.AdmitS), FirstTokenS: f(r.FirstTokenS),
+		FinishS: f(r.FinishS), QueueWaitS: f(r.QueueWaitS), TTFTS: f(r.TTFTS),
+		TPOTS: f(r.TPOTS), E2ES: f(r.E2ES),
+		InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+		OriginalInputTokens: r.OriginalInputTokens, EstimatedTokens: r.EstimatedTokens,
+		Preemptions: r.Preemptions, Retries: r.Retries,
+		Compressed: r.Compressed, Warmup: r.Warmup, Rejected: r.Rejected,
+		RejectedReason: r.RejectedReason,
+	}
+}
+
+// Stats are totals of the rows written, computed from the records as they
+// are streamed (not read back from the file), for independent readers to
+// compare against.
+type Stats struct {
+	Rows            int64   `json:"rows"`
+	SumOutputTokens int64   `json:"sum_output_tokens"` // over all rows, tokens
+	SumInputTokens  int64   `json:"sum_input_tokens"`  // over all rows, tokens
+	SumTTFTS        float64 `json:"sum_ttft_s"`        // over rows whose ttft_s is not NULL, s
+	Rejected        int64   `json:"rejected"`          // rows with rejected = true
+	Warmup          int64   `json:"warmup"`            // rows with warmup = true
+}
+
+func (s *Stats) add(r *sim.Record) {
+	s.Rows++
+	s.SumOutputTokens += int64(r.OutputTokens)
+	s.SumInputTokens += int64(r.InputTokens)
+	if !math.IsNaN(r.TTFTS) && !math.IsInf(r.TTFTS, 0) {
+		s.SumTTFTS += r.TTFTS
+	}
+	if r.Rejected {
+		s.Rejected++
+	}
+	if r.Warmup {
+		s.Warmup++
+	}
+}
+
+// ParquetSink is a sim.Sink that streams records to a zstd-compressed
+// Parquet file (schema Row). The file appears at its path only when Close
+// succeeds; Abort (or a failed Close) removes every trace of it.
+type ParquetSink struct {
+	f     *atomicFile
+	w     *parquet.GenericWriter[Row]
+	batch []rowBuf
+	rows  []Row
+	n     int
+	stats Stats
+	err   error
+}
+
+// CreatedBy is the application recorded in the Parquet footer. It carries
+// no build information, so the same run gives byte-identical files.
+const CreatedBy = "fleetsim"
+
+// NewParquetSink starts a Parquet file at path (its directory must exist).
+// Nothing is visible at path until Close.
+func NewParquetSink(path string) (*ParquetSink, error) {
+	f, err := createAtomic(path)
+	if err != nil {
+		return nil, err
+	}
+	w := parquet.NewGenericWriter[Row](f,
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault, Concurrency: 1}),
+		parquet.MaxRowsPerRowGroup(RowGroupRows),
+		parquet.CreatedBy(CreatedBy, "", ""),
+	)
+	return &ParquetSink{
+		f: f, w: w,
+		batch: make([]rowBuf, batchRows),
+		rows:  make([]Row, batchRows),
+	}, nil
+}
+
+// Write implements sim.Sink. It does not keep r.
+func (s *ParquetSink) Write(r *sim.Record) error {
+	if s.err != nil {
+		return s.err
+	}
+	s.batch[s.n].set(r)
+	s.n++
+	s.stats.add(r)
+	if s.n == len(s.batch) {
+		return s.flush()
+	}
+	return nil
+}
+
+func (s *ParquetSink) flush() error {
+	if s.n == 0 {
+		return nil
+	}
+	for i := range s.n {
+		s.rows[i] = s.batch[i].Row
+	}
+	if _, err := s.w.Write(s.rows[:s.n]); err != nil {
+		s.err = fmt.Errorf("export: writing %s: %w", s.f.path, err)
+		return s.err
+	}
+	s.n = 0
+	return nil
+}
+
+// Stats returns the totals of the rows written so far.
+func (s *ParquetSink) Stats() Stats { return s.stats }
+
+// Path returns the file's final path.
+func (s *ParquetSink) Path() string { return s.f.path }
+
+// Close writes the buffered rows and the footer and renames the file into
+// place. On error nothing is left at the path.
+func (s *ParquetSink) Close() error {
+	if s.f.done {
+		return s.err
+	}
+	if err := s.flush(); err != nil {
+		s.f.Abort()
+		return err
+	}
+	if err := s.w.Close(); err != nil {
+		s.f.Abort()
+		s.err = fmt.Errorf("export: writing %s: %w", s.f.path, err)
+		return s.err
+	}
+	if err := s.f.Commit(); err != nil {
+		s.err = err
+		return err
+	}
+	return nil
+}
+
+// Abort discards the file: nothing is left at its path or under a temporary
+// name. It is a no-op after a successful Close.
+func (s *ParquetSink) Abort() {
+	if s.err == nil {
+		s.err = fmt.Errorf("export: %s aborted", s.f.path)
+	}
+	s.f.Abort()
+}
+
+// ReadParquet reads a requests.parquet file back into records (NULL times
+// become NaN). It loads the whole file; it is meant for tests and small
+// files.
+func ReadParquet(path string) ([]sim.Record, error) {
+	rows, err := parquet.ReadFile[Row](path)
+	if err != nil {
+		return nil, err
+	}
+	recs := make([]sim.Record, len(rows))
+	for i := range rows {
+		recs[i] = rows[i].Record()
+	}
+	return recs, nil
+}
