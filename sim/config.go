@@ -6,7 +6,6 @@ package sim
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/fleetsim/fleetsim/pools"
@@ -199,6 +198,14 @@ func (c *Config) Validate() error {
 
 func (c *Config) validateWorkload() error {
 	w := &c.Workload
+	// The workload package owns the Spec's rules (Spec.Validate); its
+	// field names are prefixed with "workload.".
+	if v, ok := any(w).(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return fmt.Errorf("workload.%w", err)
+		}
+		return nil
+	}
 	switch {
 	case w.CDF == "" && w.Trace == "":
 		return bad("workload.cdf", w.CDF, "a workload needs a CDF (azure, lmsys, agent-heavy or a CDF JSON file) or a trace file")
@@ -206,43 +213,10 @@ func (c *Config) validateWorkload() error {
 		return bad("workload.trace", w.Trace, "give either a CDF (workload.cdf = %q) or a trace, not both", w.CDF)
 	}
 	if !finite(w.Rate) || w.Rate < 0 || (w.Rate == 0 && w.Trace == "") {
-		allowed := "must be a positive number of requests per second"
-		if w.Trace != "" {
-			allowed = "must be >= 0 requests per second (0 replays the trace at its own rate)"
-		}
-		return bad("workload.rate", w.Rate, "%s", allowed)
+		return bad("workload.rate", w.Rate, "must be a positive number of requests per second (0 with a trace: its own rate)")
 	}
 	if w.Requests < 1 {
 		return bad("workload.requests", w.Requests, "must be at least 1")
-	}
-	if w.Trace != "" && w.TraceFormat != "" && w.TraceFormat != "azure" && w.TraceFormat != "mooncake" {
-		return bad("workload.trace_format", w.TraceFormat, "allowed: azure, mooncake (or empty: by file extension)")
-	}
-	if w.Arrival != "" && w.Arrival != "poisson" && w.Arrival != "bursty" {
-		return bad("workload.arrival", w.Arrival, "allowed: poisson, bursty")
-	}
-	if w.Split != "" && w.Split != "fixed" && w.Split != "normal" {
-		return bad("workload.split", w.Split, "allowed: fixed, normal")
-	}
-	names := make([]string, 0, len(w.Categories))
-	for name := range w.Categories {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		if _, err := workload.ParseCategory(name); err != nil {
-			return bad("workload.categories", name, "unknown category (allowed: prose, code, cjk, rag, mixed)")
-		}
-		if s := w.Categories[name]; !finite(s) || s < 0 {
-			return bad("workload.categories."+name, s, "a share must be a finite number >= 0")
-		}
-	}
-	// The workload package owns the rest of the Spec's rules (split
-	// parameters, burst parameters, category shares summing to 1).
-	if v, ok := any(w).(interface{ Validate() error }); ok {
-		if err := v.Validate(); err != nil {
-			return fmt.Errorf("workload: %w", err)
-		}
 	}
 	return nil
 }

@@ -1,0 +1,89 @@
+package sim
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/fleetsim/fleetsim/pools"
+)
+
+func TestDefaultsValid(t *testing.T) {
+	c := Defaults()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("Defaults() is invalid: %v", err)
+	}
+	// FleetOpt paper Table 5, pool routing (PR): 43 short + 131 long A100s.
+	if len(c.Pools) != 2 || c.Pools[0].Count != 43 || c.Pools[1].Count != 131 {
+		t.Errorf("default pools %+v, want FleetOpt PR fleet 43 + 131", c.Pools)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(c *Config)
+		field string // expected start of the message ("" = valid)
+		value string // expected in the message
+	}{
+		{"defaults", func(c *Config) {}, "", ""},
+		{"negative rate", func(c *Config) { c.Workload.Rate = -5 }, "workload.rate", "-5"},
+		{"zero rate", func(c *Config) { c.Workload.Rate = 0 }, "workload.rate", "0"},
+		{"NaN rate", func(c *Config) { c.Workload.Rate = math.NaN() }, "workload.rate", "NaN"},
+		{"zero requests", func(c *Config) { c.Workload.Requests = 0 }, "workload.requests", "0"},
+		{"no workload", func(c *Config) { c.Workload.CDF = "" }, "workload.cdf", `""`},
+		{"cdf and trace", func(c *Config) { c.Workload.Trace = "x.csv" }, "workload.trace", "x.csv"},
+		{"unknown timing", func(c *Config) { c.Timing = "fast" }, "timing", "fast"},
+		{"paper timing", func(c *Config) { c.Timing = pools.TimingPaper }, "", ""},
+		{"no pools", func(c *Config) { c.Pools = nil }, "pools", "[]"},
+		{"unknown GPU", func(c *Config) { c.Pools[1].GPU = "b200" }, "pools[1].gpu", "b200"},
+		{"GPU case-insensitive", func(c *Config) { c.Pools[1].GPU = "A100" }, "", ""},
+		{"zero count", func(c *Config) { c.Pools[0].Count = 0 }, "pools[0].count", "0"},
+		{"zero max ctx", func(c *Config) { c.Pools[0].MaxContext = 0 }, "pools[0].max_ctx", "0"},
+		// A100: 65,536 blocks of 16 tokens = 1,048,576 tokens (pools/gpu.go).
+		{"max ctx over KV budget", func(c *Config) { c.Pools[1].MaxContext = 2_000_000 }, "pools[1].max_ctx", "2000000"},
+		{"max ctx at KV budget", func(c *Config) { c.Pools[1].MaxContext = 1_048_576 }, "", ""},
+		{"duplicate names", func(c *Config) { c.Pools[1].Name = "short" }, "pools[1].name", "short"},
+		{"empty name", func(c *Config) { c.Pools[0].Name = "" }, "pools[0].name", `""`},
+		{"name with colon", func(c *Config) { c.Pools[0].Name = "a:b" }, "pools[0].name", "a:b"},
+		{"unknown dispatch", func(c *Config) { c.Pools[0].Dispatch = "random" }, "pools[0].dispatch", "random"},
+		{"jsq dispatch", func(c *Config) { c.Pools[0].Dispatch = DispatchJSQ }, "", ""},
+		{"negative queue limit", func(c *Config) { c.Pools[0].QueueLimit = -1 }, "pools[0].queue_limit", "-1"},
+		{"unknown router", func(c *Config) { c.Router.Kind = "magic" }, "router.kind", "magic"},
+		{"warmup 1", func(c *Config) { c.WarmupFraction = 1 }, "warmup_fraction", "1"},
+		{"warmup negative", func(c *Config) { c.WarmupFraction = -0.1 }, "warmup_fraction", "-0.1"},
+		{"warmup 0", func(c *Config) { c.WarmupFraction = 0 }, "", ""},
+		{"zero SLO", func(c *Config) { c.SLO.TTFTS = 0 }, "slo.ttft_s", "0"},
+		{"negative TPOT SLO", func(c *Config) { c.SLO.TPOTS = -1 }, "slo.tpot_s", "-1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Defaults()
+			tt.edit(&c)
+			err := c.Validate()
+			if tt.field == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error, want one on %s", tt.field)
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, tt.field+" = ") || !strings.Contains(msg, tt.value) || strings.Contains(msg, "\n") {
+				t.Errorf("message %q: want one line starting %q and naming %q", msg, tt.field+" = ", tt.value)
+			}
+		})
+	}
+}
+
+func TestValidationErrorType(t *testing.T) {
+	c := Defaults()
+	c.Pools[0].GPU = "tpu"
+	var ve *ValidationError
+	if err := c.Validate(); !errors.As(err, &ve) || ve.Field != "pools[0].gpu" {
+		t.Fatalf("error %v is not a *ValidationError on pools[0].gpu", err)
+	}
+}
