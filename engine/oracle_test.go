@@ -1,0 +1,274 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/fleetsim/fleetsim/workload"
+)
+
+// This file holds the test oracle: a naive stepper that runs one iteration
+// at a time, written independently of the engine from the model in
+// docs/model.md. It favours obviousness over speed.
+
+// sliceQueue is a simple shared Queue.
+type sliceQueue struct{ items []*workload.Request }
+
+func (q *sliceQueue) Peek() *workload.Request {
+	if len(q.items) == 0 {
+		return nil
+	}
+	return q.items[0]
+}
+
+func (q *sliceQueue) Pop() *workload.Request {
+	r := q.items[0]
+	q.items = q.items[1:]
+	return r
+}
+
+func (q *sliceQueue) Push(r *workload.Request) { q.items = append(q.items, r) }
+
+type oReq struct {
+	res       Result
+	everAdm   bool
+	firstDone bool
+	generated int // output tokens produced so far
+	prompt    int // tokens to prefill in the current admission
+	kv        int // tokens whose KV is stored
+	blocks    int // blocks held
+}
+
+func (o *oReq) decoding() bool { return o.kv >= o.prompt }
+
+type oracle struct {
+	cfg     Config
+	shared  Queue
+	waiting []*oReq // index 0 is the head
+	batch   []*oReq // admission order
+	used    int     // KV blocks in use
+
+	haveWork  bool    // an iteration is scheduled at start
+	start     float64 // start of the next iteration
+	lastEnd   float64
+	lastBatch int
+	now       float64
+
+	completed, rejected, preemptions, iterations int64
+	busy                                         float64
+	maxUsed                                      int
+}
+
+func newOracle(cfg Config) *oracle { return &oracle{cfg: cfg} }
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+func (o *oracle) submit(r *workload.Request, now float64) (Result, bool) {
+	total := r.InputTokens + r.OutputTokens
+	bad := ""
+	if r.InputTokens < 1 || r.OutputTokens < 1 {
+		bad = "bad lengths"
+	} else if total > o.cfg.MaxModelLen {
+		bad = fmt.Sprintf("input+output %d tokens exceeds max model length %d", total, o.cfg.MaxModelLen)
+	} else if ceilDiv(total-1, o.cfg.BlockTokens) > o.cfg.KVBlocks {
+		bad = "kv"
+	}
+	if bad != "" {
+		o.rejected++
+		return Result{Req: r, Enqueued: now, Finished: now, Rejected: true, Reason: bad}, false
+	}
+	if now > o.now {
+		o.now = now
+	}
+	if len(o.batch) == 0 && len(o.waiting) == 0 {
+		o.haveWork = true
+		o.start = now
+		if o.lastEnd > o.start {
+			o.start = o.lastEnd
+		}
+	}
+	o.waiting = append(o.waiting, &oReq{res: Result{Req: r, Enqueued: now}, prompt: r.InputTokens})
+	return Result{}, true
+}
+
+func (o *oracle) advance(t float64, out []Result) []Result {
+	for o.haveWork && o.start < t {
+		out = o.iterate(out)
+		if o.used > o.maxUsed {
+			o.maxUsed = o.used
+		}
+		if o.used > o.cfg.KVBlocks || o.used < 0 {
+			panic(fmt.Sprintf("oracle: %d blocks used of %d", o.used, o.cfg.KVBlocks))
+		}
+		held := 0
+		for _, s := range o.batch {
+			held += s.blocks
+		}
+		if held != o.used {
+			panic("oracle: block accounting")
+		}
+	}
+	if t > o.now {
+		o.now = t
+	}
+	return out
+}
+
+func (o *oracle) evict() *oReq {
+	v := o.batch[len(o.batch)-1]
+	o.batch = o.batch[:len(o.batch)-1]
+	o.used -= v.blocks
+	v.blocks = 0
+	v.kv = 0
+	v.prompt = v.res.Req.InputTokens + v.generated
+	v.res.Preemptions++
+	o.preemptions++
+	o.waiting = append([]*oReq{v}, o.waiting...)
+	return v
+}
+
+func (o *oracle) inBatch(s *oReq) bool {
+	for _, x := range o.batch {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (o *oracle) iterate(out []Result) []Result {
+	bt := o.cfg.BlockTokens
+	// Growth: snapshot the decoders that need a block, oldest first.
+	var needy []*oReq
+	for _, s := range o.batch {
+		if s.decoding() && ceilDiv(s.kv+1, bt) > s.blocks {
+			needy = append(needy, s)
+		}
+	}
+	evicted := false
+	for _, s := range needy {
+		if !o.inBatch(s) {
+			continue
+		}
+		for o.used == o.cfg.KVBlocks && o.inBatch(s) {
+			o.evict()
+			evicted = true
+		}
+		if o.inBatch(s) {
+			s.blocks++
+			o.used++
+		}
+	}
+	// Admission.
+	if !evicted {
+		for len(o.batch) < o.cfg.MaxSeqs {
+			var cand *oReq
+			if len(o.waiting) > 0 {
+				cand = o.waiting[0]
+			} else if o.shared != nil && o.shared.Peek() != nil {
+				r := o.shared.Peek()
+				cand = &oReq{res: Result{Req: r, Enqueued: o.start}, prompt: r.InputTokens}
+			} else {
+				break
+			}
+			nb := ceilDiv(cand.prompt, bt)
+			if o.used+nb > o.cfg.KVBlocks {
+				break
+			}
+			if len(o.waiting) > 0 {
+				o.waiting = o.waiting[1:]
+			} else {
+				o.shared.Pop()
+			}
+			cand.blocks = nb
+			o.used += nb
+			if !cand.everAdm {
+				cand.everAdm = true
+				cand.res.Admitted = o.start
+			}
+			o.batch = append(o.batch, cand)
+		}
+	}
+	if len(o.batch) == 0 {
+		o.haveWork = false
+		return out
+	}
+	// Tokens.
+	work := make(map[*oReq]int)
+	decoders := 0
+	for _, s := range o.batch {
+		if s.decoding() {
+			decoders++
+			work[s] = 1
+		}
+	}
+	budget := 1 << 62
+	if o.cfg.BatchTokenBudget > 0 {
+		budget = o.cfg.BatchTokenBudget - decoders
+		if budget < 0 {
+			budget = 0
+		}
+	}
+	for _, s := range o.batch {
+		if s.decoding() {
+			continue
+		}
+		c := min(o.cfg.ChunkTokens, s.prompt-s.kv, budget)
+		budget -= c
+		work[s] = c
+	}
+	active, kvTokens, prefill := 0, 0, 0
+	for _, s := range o.batch {
+		w := work[s]
+		if w == 0 {
+			continue
+		}
+		active++
+		kvTokens += s.kv + w
+		if !s.decoding() {
+			prefill += w
+		}
+	}
+	tm := o.cfg.Timing
+	dur := tm.W + tm.HSeq*float64(active) + tm.HKV*float64(kvTokens) + tm.P*float64(prefill)
+	end := o.start + dur
+	o.busy += dur * float64(len(o.batch))
+	o.lastBatch = len(o.batch)
+	o.lastEnd = end
+	o.iterations++
+	var keep []*oReq
+	for _, s := range o.batch {
+		w := work[s]
+		wasDecoding := s.decoding()
+		s.kv += w
+		if w > 0 && (wasDecoding || s.kv == s.prompt) {
+			s.generated++
+			if !s.firstDone {
+				s.firstDone = true
+				s.res.FirstToken = end
+			}
+		}
+		if s.generated == s.res.Req.OutputTokens {
+			o.used -= s.blocks
+			s.blocks = 0
+			s.res.Finished = end
+			out = append(out, s.res)
+			o.completed++
+		} else {
+			keep = append(keep, s)
+		}
+	}
+	o.batch = keep
+	o.start = end
+	if len(o.batch) == 0 && len(o.waiting) == 0 && o.shared == nil {
+		o.haveWork = false
+	}
+	return out
+}
+
+func (o *oracle) busyUpTo() float64 {
+	b := o.busy
+	if o.lastEnd > o.now {
+		b -= float64(o.lastBatch) * (o.lastEnd - o.now)
+	}
+	return b
+}
