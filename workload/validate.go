@@ -1,0 +1,202 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+)
+
+// FieldError is an invalid Spec field: its name as in a scenario file
+// ("rate", "burst_ratio", ...), the offending value and what is allowed. Its
+// message is one line: `rate = -1: must be a finite number > 0 requests/s`.
+type FieldError struct {
+	Field   string // scenario-file name of the field
+	Value   any    // the offending value
+	Allowed string // what is allowed
+}
+
+func (e *FieldError) Error() string {
+	v := e.Value
+	if s, ok := v.(string); ok {
+		v = fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%s = %v: %s", e.Field, v, e.Allowed)
+}
+
+func fieldErr(field string, value any, allowed string, args ...any) error {
+	return &FieldError{Field: field, Value: value, Allowed: fmt.Sprintf(allowed, args...)}
+}
+
+func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// Arrival, split and trace-format names of a Spec.
+const (
+	ArrivalPoisson = "poisson" // Poisson arrivals at Rate (the default)
+	ArrivalBursty  = "bursty"  // two-state MMPP with mean rate Rate
+	ArrivalTrace   = "trace"   // trace replay (implied by Trace; optional)
+
+	SplitFixedName  = "fixed"  // L_in = floor(InputFraction·L) (the default)
+	SplitNormalName = "normal" // output fraction ~ N(OutputMu, OutputSigma) clipped to [0.02, 0.95]
+
+	TraceAzure    = "azure"    // Azure LLM trace CSV: TIMESTAMP,ContextTokens,GeneratedTokens
+	TraceMooncake = "mooncake" // Mooncake JSONL: timestamp (ms), input_length, output_length
+)
+
+// Validate checks s without any I/O (a CDF or trace file is opened by
+// NewSource) and returns the first problem as a *FieldError naming the field,
+// the value and what is allowed. The rules:
+//
+//   - exactly one of cdf and trace is set;
+//   - rate is finite; > 0 requests/s with a CDF, >= 0 with a trace (0
+//     replays the trace's own timestamps);
+//   - requests >= 1 (a trace with fewer rows simply ends early);
+//   - arrival is "", "poisson" or "bursty" with a CDF; "", "poisson" (the
+//     default, meaning nothing for a trace) or "trace" with a trace;
+//   - burst_ratio is 0 (default 4) or >= 1; burst_mean_s and calm_mean_s are
+//     0 (defaults 5 s and 20 s) or > 0; all finite;
+//   - split is "", "fixed" or "normal"; input_fraction is 0 (default 0.8) or
+//     in (0, 1); output_mu is 0 (default 0.10) or in (0, 1); output_sigma is
+//     0 (default 0.05) or > 0; all finite;
+//   - trace_format is "", "azure" or "mooncake"; when empty the trace file
+//     name must end in .csv (azure) or .jsonl (mooncake);
+//   - categories has known names (prose, code, cjk, rag, mixed) and shares in
+//     [0, 1] summing to 1 within 1e-9.
+//
+// Parameters of a model that is not selected (input_fraction with the normal
+// split, burst parameters with Poisson arrivals) are ignored.
+func (s Spec) Validate() error {
+	switch {
+	case s.CDF == "" && s.Trace == "":
+		return fieldErr("cdf", s.CDF, "a workload needs a CDF (azure, lmsys, agent-heavy or a CDF JSON file) or a trace file")
+	case s.CDF != "" && s.Trace != "":
+		return fieldErr("trace", s.Trace, "give either a CDF (cdf = %q) or a trace, not both", s.CDF)
+	}
+	trace := s.Trace != ""
+	if !isFinite(s.Rate) || s.Rate < 0 || (s.Rate == 0 && !trace) {
+		if trace {
+			return fieldErr("rate", s.Rate, "must be a finite number >= 0 requests/s (0 replays the trace at its own rate)")
+		}
+		return fieldErr("rate", s.Rate, "must be a finite number > 0 requests/s")
+	}
+	if s.Requests < 1 {
+		return fieldErr("requests", s.Requests, "must be at least 1")
+	}
+	switch s.Arrival {
+	case "", ArrivalPoisson:
+	case ArrivalBursty:
+		if trace {
+			return fieldErr("arrival", s.Arrival, "a trace replays its own timestamps (allowed with a trace: trace, or empty)")
+		}
+	case ArrivalTrace:
+		if !trace {
+			return fieldErr("arrival", s.Arrival, "needs a trace file (allowed with a CDF: poisson, bursty)")
+		}
+	default:
+		return fieldErr("arrival", s.Arrival, "allowed: poisson, bursty (or trace with a trace file)")
+	}
+	if !isFinite(s.BurstRatio) || (s.BurstRatio != 0 && s.BurstRatio < 1) {
+		return fieldErr("burst_ratio", s.BurstRatio, "must be >= 1 (high-state rate / low-state rate; 0 = default %g)", DefaultBurstRatio)
+	}
+	if !isFinite(s.BurstMeanS) || s.BurstMeanS < 0 {
+		return fieldErr("burst_mean_s", s.BurstMeanS, "must be a finite number of seconds > 0 (0 = default %g)", DefaultBurstMeanS)
+	}
+	if !isFinite(s.CalmMeanS) || s.CalmMeanS < 0 {
+		return fieldErr("calm_mean_s", s.CalmMeanS, "must be a finite number of seconds > 0 (0 = default %g)", DefaultCalmMeanS)
+	}
+	switch s.Split {
+	case "", SplitFixedName, SplitNormalName:
+	default:
+		return fieldErr("split", s.Split, "allowed: fixed, normal")
+	}
+	if !isFinite(s.InputFraction) || s.InputFraction < 0 || s.InputFraction >= 1 {
+		return fieldErr("input_fraction", s.InputFraction, "must be in (0, 1) (0 = default %g)", DefaultInputFraction)
+	}
+	if !isFinite(s.OutputMu) || s.OutputMu < 0 || s.OutputMu >= 1 {
+		return fieldErr("output_mu", s.OutputMu, "must be in (0, 1) (0 = default %g)", DefaultOutputMu)
+	}
+	if !isFinite(s.OutputSigma) || s.OutputSigma < 0 {
+		return fieldErr("output_sigma", s.OutputSigma, "must be a finite number > 0 (0 = default %g)", DefaultOutputSigma)
+	}
+	if trace {
+		if _, err := traceFormat(s.Trace, s.TraceFormat); err != nil {
+			return err
+		}
+	} else if s.TraceFormat != "" {
+		return fieldErr("trace_format", s.TraceFormat, "applies only to a trace (trace is empty)")
+	}
+	if err := validateCategories(s.Categories); err != nil {
+		return err
+	}
+	return nil
+}
+
+// WithDefaults returns s with every empty or zero optional field set to its
+// default: arrival poisson (trace with a trace file), burst ratio 4, burst and
+// calm mean sojourns 5 s and 20 s, split fixed, input fraction 0.8, output
+// mu 0.10 and sigma 0.05 (the token-budget paper's Azure values), trace
+// format by file extension, categories {prose: 1}. The result is what a run
+// summary should record.
+func (s Spec) WithDefaults() Spec {
+	if s.Arrival == "" {
+		s.Arrival = ArrivalPoisson
+		if s.Trace != "" {
+			s.Arrival = ArrivalTrace
+		}
+	}
+	if s.BurstRatio == 0 {
+		s.BurstRatio = DefaultBurstRatio
+	}
+	if s.BurstMeanS == 0 {
+		s.BurstMeanS = DefaultBurstMeanS
+	}
+	if s.CalmMeanS == 0 {
+		s.CalmMeanS = DefaultCalmMeanS
+	}
+	if s.Split == "" {
+		s.Split = SplitFixedName
+	}
+	if s.InputFraction == 0 {
+		s.InputFraction = DefaultInputFraction
+	}
+	if s.OutputMu == 0 {
+		s.OutputMu = DefaultOutputMu
+	}
+	if s.OutputSigma == 0 {
+		s.OutputSigma = DefaultOutputSigma
+	}
+	if s.Trace != "" && s.TraceFormat == "" {
+		if f, err := traceFormat(s.Trace, ""); err == nil {
+			s.TraceFormat = f
+		}
+	}
+	if len(s.Categories) == 0 {
+		s.Categories = map[string]float64{"prose": 1}
+	} else { // copy: never share the caller's map
+		m := make(map[string]float64, len(s.Categories))
+		for k, v := range s.Categories {
+			m[k] = v
+		}
+		s.Categories = m
+	}
+	return s
+}
+
+// traceFormat returns the trace format of path: format when set, otherwise by
+// extension (.csv azure, .jsonl mooncake).
+func traceFormat(path, format string) (string, error) {
+	switch format {
+	case TraceAzure, TraceMooncake:
+		return format, nil
+	case "":
+	default:
+		return "", fieldErr("trace_format", format, "allowed: azure, mooncake (or empty: by file extension)")
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".csv":
+		return TraceAzure, nil
+	case ".jsonl":
+		return TraceMooncake, nil
+	}
+	return "", fieldErr("trace", path, "cannot tell the trace format from the extension (want .csv for azure, .jsonl for mooncake, or set trace_format)")
+}
