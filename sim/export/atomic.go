@@ -30,6 +30,12 @@ func createAtomic(path string) (*atomicFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	// CreateTemp makes the file private (0600); results are ordinary files.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
 	return &atomicFile{File: f, path: path}, nil
 }
 

@@ -108,19 +108,17 @@ func WriteTable(w io.Writer, s *sim.Summary) error {
 		b.WriteString("\n")
 	}
 	head := make([]string, len(tableColumns))
-	rule := make([]string, len(tableColumns))
 	for i, c := range tableColumns {
 		head[i] = c.head
-		if i <= 1 || i == len(tableColumns)-1 {
-			rule[i] = strings.Repeat("-", width[i])
-		} else {
-			rule[i] = strings.Repeat("-", width[i]-1) + ":"
-		}
 	}
 	line(head)
 	b.WriteString("|")
-	for _, r := range rule {
-		b.WriteString("-" + r + "-|")
+	for i := range tableColumns {
+		if i <= 1 || i == len(tableColumns)-1 {
+			b.WriteString(strings.Repeat("-", width[i]+2) + "|")
+		} else {
+			b.WriteString(strings.Repeat("-", width[i]+1) + ":|")
+		}
 	}
 	b.WriteString("\n")
 	for _, r := range rows {

@@ -1,0 +1,389 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/sim"
+	"github.com/fleetsim/fleetsim/sim/export"
+	"github.com/fleetsim/fleetsim/workload"
+)
+
+func init() {
+	register("simulate", "simulate a fleet and write per-request Parquet and a run summary (the default command)", runSimulate)
+}
+
+// Output file names inside --out.
+const (
+	requestsFile = "requests.parquet"
+	summaryFile  = "summary.json"
+	poolsCSVFile = "pools.csv"
+)
+
+// simFlags are the simulate command's flags.
+type simFlags struct {
+	fs         *pflag.FlagSet
+	config     string
+	workload   string
+	trace      string
+	traceFmt   string
+	arrival    string
+	rate       float64
+	requests   int
+	seed       uint64
+	pools      []string
+	timing     string
+	dispatch   string
+	queueLimit int
+	router     string
+	warmup     float64
+	sloTTFT    float64
+	sloTPOT    float64
+	out        string
+	noParquet  bool
+	csv        bool
+	format     string
+	version    bool
+}
+
+func newSimFlags() *simFlags {
+	d := sim.Defaults()
+	f := &simFlags{fs: pflag.NewFlagSet("simulate", pflag.ContinueOnError)}
+	fs := f.fs
+	fs.SortFlags = false
+	fs.StringVar(&f.config, "config", "", "scenario `FILE` (YAML, or JSON when it ends in .json); flags override it")
+	fs.StringVar(&f.workload, "workload", d.Workload.CDF, "token-length CDF: azure, lmsys, agent-heavy or a CDF JSON `FILE`")
+	fs.StringVar(&f.trace, "trace", "", "replay a trace `FILE` instead of a CDF (Azure LLM trace .csv or Mooncake .jsonl)")
+	fs.StringVar(&f.traceFmt, "trace-format", "", "trace format: azure or mooncake (default: by extension)")
+	fs.StringVar(&f.arrival, "arrival", "poisson", "arrival process with a CDF: poisson or bursty")
+	fs.Float64Var(&f.rate, "rate", d.Workload.Rate, "mean arrival rate, requests/s (with --trace: rescale the trace to it; default its own rate)")
+	fs.IntVar(&f.requests, "requests", d.Workload.Requests, "number of requests (a trace may hold fewer)")
+	fs.Uint64Var(&f.seed, "seed", d.Seed, "random seed; the same seed gives byte-identical outputs")
+	fs.StringArrayVar(&f.pools, "pool", nil, "a pool `NAME:GPU:COUNT:MAXCTX` (repeatable; replaces the default pools "+poolsString(d.Pools)+")")
+	fs.StringVar(&f.timing, "timing", d.Timing, "iteration timing preset: kv (t = W + H/8192·kv_tokens) or paper (t = W + H·n_active)")
+	fs.StringVar(&f.dispatch, "dispatch", sim.DispatchCentral, "dispatch inside every pool: central (one FCFS queue), jsq (join shortest queue) or rr (round robin)")
+	fs.IntVar(&f.queueLimit, "queue-limit", 0, "most requests waiting in each pool; arrivals beyond it are rejected (0: no limit)")
+	fs.StringVar(&f.router, "router", d.Router.Kind, "router: length, token-budget, spillover or cr")
+	fs.Float64Var(&f.warmup, "warmup", d.WarmupFraction, "fraction of the first arrivals kept in the output as warm-up and left out of the metrics, in [0, 1)")
+	fs.Float64Var(&f.sloTTFT, "slo-ttft", d.SLO.TTFTS, "TTFT target for SLO attainment, seconds")
+	fs.Float64Var(&f.sloTPOT, "slo-tpot", d.SLO.TPOTS, "TPOT target for SLO attainment, seconds")
+	fs.StringVar(&f.out, "out", "out", "output `DIR`: DIR/"+requestsFile+" and DIR/"+summaryFile+" (created if missing)")
+	fs.BoolVar(&f.noParquet, "no-parquet", false, "do not write "+requestsFile)
+	fs.BoolVar(&f.csv, "csv", false, "also write the per-pool table to DIR/"+poolsCSVFile)
+	fs.StringVar(&f.format, "format", "table", "stdout: table (per-pool Markdown table) or json (summary.json's content)")
+	fs.BoolVar(&f.version, "version", false, "print the version and exit")
+	return f
+}
+
+func poolsString(ps []sim.PoolConfig) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = fmt.Sprintf("%s:%s:%d:%d", p.Name, p.GPU, p.Count, p.MaxContext)
+	}
+	return strings.Join(s, ", ")
+}
+
+func simulateUsage(w io.Writer, fs *pflag.FlagSet) {
+	fmt.Fprint(w, `Usage: fleetsim simulate [flags]
+
+Simulates a fleet of GPU pools serving a workload, iteration by iteration,
+and writes DIR/requests.parquet (one row per request) and DIR/summary.json
+(config, seed, version, per-pool metrics). Without flags it runs the default
+scenario: the Azure CDF at 1,000 req/s, 100,000 requests, the FleetOpt
+pool-routing fleet short:a100:43:4096 + long:a100:131:65536, kv timing,
+seed 1, output in ./out.
+
+Settings apply in order: defaults, then --config FILE, then flags. Bad input
+exits with status 2, one line on stderr, and writes no file.
+
+Flags:
+`)
+	fmt.Fprint(w, fs.FlagUsagesWrapped(100))
+	fmt.Fprintf(w, "\nGPUs: %s. See docs/cli.md for the scenario file format and the Parquet schema.\n",
+		strings.Join(pools.GPUNames(), ", "))
+}
+
+// parsePool parses NAME:GPU:COUNT:MAXCTX.
+func parsePool(s string) (sim.PoolConfig, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) != 4 {
+		return sim.PoolConfig{}, fmt.Errorf("--pool %q: want NAME:GPU:COUNT:MAXCTX (e.g. short:a100:43:4096)", s)
+	}
+	count, err := strconv.Atoi(parts[2])
+	if err != nil {
+		return sim.PoolConfig{}, fmt.Errorf("--pool %q: COUNT %q is not an integer (want NAME:GPU:COUNT:MAXCTX)", s, parts[2])
+	}
+	maxCtx, err := strconv.Atoi(parts[3])
+	if err != nil {
+		return sim.PoolConfig{}, fmt.Errorf("--pool %q: MAXCTX %q is not an integer number of tokens (want NAME:GPU:COUNT:MAXCTX)", s, parts[3])
+	}
+	return sim.PoolConfig{Name: parts[0], GPU: parts[1], Count: count, MaxContext: maxCtx}, nil
+}
+
+// scenario builds the run's configuration: defaults, then the scenario file,
+// then the flags that were given. It does not validate.
+func (f *simFlags) scenario() (sim.Config, error) {
+	cfg := sim.Defaults()
+	var keys scenarioKeys
+	if f.config != "" {
+		var err error
+		if keys, err = loadScenario(f.config, &cfg); err != nil {
+			return cfg, err
+		}
+	}
+	ch := f.fs.Changed
+	w := &cfg.Workload
+	if ch("workload") && ch("trace") {
+		return cfg, fmt.Errorf("--workload %q and --trace %q: give one of them", f.workload, f.trace)
+	}
+	if ch("workload") {
+		w.CDF, w.Trace, w.TraceFormat = f.workload, "", ""
+	}
+	if ch("trace") {
+		w.CDF, w.Trace = "", f.trace
+		if !keys.trace { // a format from the file belongs to the file's trace
+			w.TraceFormat = ""
+		}
+	}
+	if ch("trace-format") {
+		w.TraceFormat = f.traceFmt
+	}
+	if ch("arrival") {
+		w.Arrival = f.arrival
+	}
+	// The default rate belongs to the default CDF workload: a trace without
+	// an explicit rate replays its own timestamps.
+	switch {
+	case ch("rate"):
+		w.Rate = f.rate
+	case keys.rate:
+	case w.Trace != "":
+		w.Rate = 0
+	default:
+		w.Rate = sim.Defaults().Workload.Rate
+	}
+	if ch("requests") {
+		w.Requests = f.requests
+	}
+	if ch("seed") {
+		cfg.Seed = f.seed
+	}
+	if ch("pool") {
+		cfg.Pools = nil
+		for _, s := range f.pools {
+			p, err := parsePool(s)
+			if err != nil {
+				return cfg, err
+			}
+			cfg.Pools = append(cfg.Pools, p)
+		}
+	}
+	if ch("timing") {
+		cfg.Timing = f.timing
+	}
+	for i := range cfg.Pools {
+		if ch("dispatch") {
+			cfg.Pools[i].Dispatch = f.dispatch
+		}
+		if ch("queue-limit") {
+			cfg.Pools[i].QueueLimit = f.queueLimit
+		}
+	}
+	if ch("router") {
+		cfg.Router.Kind = f.router
+	}
+	if ch("warmup") {
+		cfg.WarmupFraction = f.warmup
+	}
+	if ch("slo-ttft") {
+		cfg.SLO.TTFTS = f.sloTTFT
+	}
+	if ch("slo-tpot") {
+		cfg.SLO.TPOTS = f.sloTPOT
+	}
+	return cfg, nil
+}
+
+// errInterrupted stops a run on SIGINT or SIGTERM.
+var errInterrupted = errors.New("interrupted")
+
+// stopSink forwards records to a sink until stop is set.
+type stopSink struct {
+	sink sim.Sink
+	stop *atomic.Bool
+}
+
+func (s stopSink) Write(r *sim.Record) error {
+	if s.stop.Load() {
+		return errInterrupted
+	}
+	return s.sink.Write(r)
+}
+
+func runSimulate(args []string, stdout, stderr io.Writer) error {
+	f := newSimFlags()
+	f.fs.SetOutput(io.Discard)
+	f.fs.Usage = func() {}
+	if err := f.fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			simulateUsage(stdout, f.fs)
+			return nil
+		}
+		return badInput("%s (run 'fleetsim simulate --help')", oneLine(err))
+	}
+	if f.version {
+		fmt.Fprintf(stdout, "fleetsim %s\n", version)
+		return nil
+	}
+	if f.fs.NArg() > 0 {
+		return badInput("unexpected argument %q (flags only; run 'fleetsim simulate --help')", f.fs.Arg(0))
+	}
+	if f.format != "table" && f.format != "json" {
+		return badInput("--format %q: allowed: table, json", f.format)
+	}
+	if f.out == "" {
+		return badInput("--out \"\": an output directory is needed")
+	}
+	cfg, err := f.scenario()
+	if err != nil {
+		return badInput("%s", err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return badInput("%s", oneLine(err))
+	}
+	// Everything that can fail on bad input (the CDF file, every trace row
+	// used) is checked here, before any output exists.
+	src, err := workload.NewSource(cfg.Workload, cfg.Seed)
+	if err != nil {
+		return badInput("workload: %s", oneLine(err))
+	}
+	if c, ok := src.(io.Closer); ok {
+		defer c.Close()
+	}
+	if fi, err := os.Stat(f.out); err == nil && !fi.IsDir() {
+		return badInput("--out %q: exists and is not a directory", f.out)
+	}
+	return simulate(cfg, src, f, stdout, stderr)
+}
+
+// simulate runs a validated scenario and writes its outputs.
+func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr io.Writer) (err error) {
+	createdDir := false
+	if _, statErr := os.Stat(f.out); os.IsNotExist(statErr) {
+		createdDir = true
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return fmt.Errorf("creating --out %s: %w", f.out, err)
+	}
+	defer func() {
+		if err != nil && createdDir {
+			os.Remove(f.out) // only if empty
+		}
+	}()
+
+	var (
+		sink    sim.Sink
+		parquet *export.ParquetSink
+	)
+	if !f.noParquet {
+		parquet, err = export.NewParquetSink(filepath.Join(f.out, requestsFile))
+		if err != nil {
+			return err
+		}
+		defer parquet.Abort() // no-op after a successful Close
+		var stop atomic.Bool
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		defer close(sigs)       // second: ends the goroutine
+		defer signal.Stop(sigs) // first: no more sends
+		go func() {
+			if _, ok := <-sigs; ok {
+				stop.Store(true)
+			}
+		}()
+		sink = stopSink{sink: parquet, stop: &stop}
+	}
+
+	var opts sim.Options
+	if isTerminal(stderr) {
+		bar := newProgressBar(stderr, int64(cfg.Workload.Requests))
+		opts.Progress = bar.update
+		defer bar.done()
+	}
+	sum, err := sim.Run(cfg, src, sink, opts)
+	if err != nil {
+		if errors.Is(err, errInterrupted) {
+			return fmt.Errorf("interrupted: no output written")
+		}
+		return err
+	}
+	if err := src.Err(); err != nil {
+		return badInput("workload: %s", oneLine(err))
+	}
+	if sum.Version == "" {
+		sum.Version = version
+	}
+
+	var outputs []export.OutputFile
+	var wrote []string
+	if parquet != nil {
+		if err := parquet.Close(); err != nil {
+			return err
+		}
+		st := parquet.Stats()
+		outputs = append(outputs, export.OutputFile{Name: requestsFile, Kind: "parquet", Stats: &st})
+		wrote = append(wrote, fmt.Sprintf("%s (%d rows)", parquet.Path(), st.Rows))
+	}
+	if f.csv {
+		var b strings.Builder
+		if err := export.WriteTableCSV(&b, sum); err != nil {
+			return err
+		}
+		p := filepath.Join(f.out, poolsCSVFile)
+		if err := export.WriteFileAtomic(p, []byte(b.String())); err != nil {
+			return err
+		}
+		outputs = append(outputs, export.OutputFile{Name: poolsCSVFile, Kind: "csv"})
+		wrote = append(wrote, p)
+	}
+	sp := filepath.Join(f.out, summaryFile)
+	if err := export.WriteSummaryJSON(sp, sum, outputs); err != nil {
+		return err
+	}
+	wrote = append(wrote, sp)
+
+	note := stdout
+	if f.format == "json" {
+		note = stderr
+		if err := export.EncodeSummary(stdout, sum, outputs); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "fleetsim %s: %d requests, %s workload, seed %d, %s timing, simulated %.1f s\n\n",
+			version, sum.Requests, workloadName(cfg.Workload), cfg.Seed, cfg.Timing, sum.SimTimeS)
+		if err := export.WriteTable(stdout, sum); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout)
+	}
+	fmt.Fprintf(note, "wrote %s\n", strings.Join(wrote, ", "))
+	return nil
+}
+
+func workloadName(w workload.Spec) string {
+	if w.Trace != "" {
+		return "trace " + w.Trace
+	}
+	return w.CDF
+}
