@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Independent check of fleetsim's Parquet output: runs a small simulation
+# with the Go CLI, then reads requests.parquet with DuckDB (npm package
+# @duckdb/node-api) and compares the row count, column sums and schema with
+# the numbers Go computed while writing (summary.json). Exits non-zero on a
+# mismatch or on any failure.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+
+if [[ ! -d "$here/node_modules/@duckdb/node-api" ]]; then
+  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+cd "$root"
+# A small two-pool run with rejections (requests longer than every pool) and
+# warm-up rows, so NULL times and every column are exercised.
+go run ./cmd/fleetsim simulate --requests 20000 --rate 800 --seed 7 \
+  --pool short:a100:30:4096 --pool long:a100:60:16384 \
+  --out "$tmp/run" --format json >"$tmp/summary-stdout.json"
+node "$here/check.mjs" "$tmp/run"
+
+# The check must be able to fail: a summary with a wrong count is caught.
+mkdir "$tmp/bad"
+cp "$tmp/run/requests.parquet" "$tmp/bad/"
+sed 's/"rows": \([0-9]*\)/"rows": 1\1/' "$tmp/run/summary.json" >"$tmp/bad/summary.json"
+if node "$here/check.mjs" "$tmp/bad" 2>/dev/null; then
+  echo "duckcheck: a wrong row count was not detected" >&2
+  exit 1
+fi
+echo "duckcheck: a wrong row count is detected (self-test OK)"
