@@ -1,8 +1,15 @@
 package sim
 
 import (
-	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"unsafe"
 
+	"github.com/fschuetz04/simgo"
+
+	"github.com/fleetsim/fleetsim/engine"
+	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -13,11 +20,634 @@ type Options struct {
 	Progress func(arrived int64)
 }
 
+// progressEvery is the number of arrivals between Progress calls.
+const progressEvery = 1 << 16
+
 // Run simulates cfg's fleet on the requests of src, writing one Record per
 // request to sink (which may be nil) in completion order, and returns the
 // run's summary. cfg must be valid (Config.Validate).
 //
-// CONTRACT stub: implemented by the simulator work.
+// The fleet model (dispatch, the order of same-time events, warm-up and the
+// metrics' definitions) is described in docs/fleet.md. Run is deterministic:
+// the same cfg and the same request stream give the same records in the same
+// order. It starts no goroutine.
 func Run(cfg Config, src workload.Source, sink Sink, opts Options) (*Summary, error) {
-	return nil, errors.New("sim: not implemented")
+	f, err := newFleet(cfg, src, sink, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.run(); err != nil {
+		return nil, err
+	}
+	return f.summary(), nil
+}
+
+// flight is the simulator's state of one request in the fleet. The request
+// is its first field so that the *workload.Request handed to engines (and
+// returned in their Results) leads back to its flight without a lookup
+// (flightOf).
+type flight struct {
+	req          workload.Request // as served (InputTokens after compression)
+	origInput    int
+	estimated    int
+	retries      int
+	pool         *pool
+	instance     int
+	warmup       bool
+	compressed   bool
+	fleetArrival float64
+}
+
+// flightOf returns the flight whose req field r points to. Every request the
+// simulator hands out is the req field of a flight (offset 0).
+func flightOf(r *workload.Request) *flight { return (*flight)(unsafe.Pointer(r)) }
+
+// fleet is the state of one run.
+type fleet struct {
+	cfg   Config
+	src   workload.Source
+	sink  Sink
+	opts  Options
+	sim   *simgo.Simulation
+	rt    router.Router
+	pools []*pool // Config.Pools order
+	rank  []*pool // router order: MaxContext ascending (stable)
+	loads []router.Load
+
+	now      float64
+	done     []engine.Result // scratch: results from the last advance
+	pend     resHeap         // finished, not yet emitted (Finished > now)
+	free     []*flight
+	rec      Record
+	err      error
+	tick     float64 // sampling interval, s
+	nextTick float64 // time of the pending tick event, +Inf when none
+
+	arrived    int64 // arrivals so far
+	nWarm      int64 // arrivals flagged warm-up
+	lastArr    float64
+	srcDone    bool
+	delayed    int // pending delayed deliveries (compression, retries)
+	winStarted bool
+	winEnded   bool
+	t0, t1     float64
+	endTime    float64
+
+	fm acc // fleet metrics
+}
+
+func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet, error) {
+	if src == nil {
+		return nil, fmt.Errorf("sim: source is nil")
+	}
+	if len(cfg.Pools) == 0 {
+		return nil, fmt.Errorf("pools: none configured (at least one pool is required)")
+	}
+	if w := cfg.WarmupFraction; math.IsNaN(w) || w < 0 || w >= 1 {
+		return nil, fmt.Errorf("warmup_fraction %v: must be in [0, 1)", w)
+	}
+	if d := cfg.Router.RetryDelayS; math.IsNaN(d) || d < 0 || math.IsInf(d, 0) {
+		return nil, fmt.Errorf("router.retry_delay_s %v: must be a finite number >= 0", d)
+	}
+	f := &fleet{cfg: cfg, src: src, sink: sink, opts: opts, fm: newAcc(), nextTick: math.Inf(1)}
+	for i, pc := range cfg.Pools {
+		p, err := newPool(pc, i, cfg.Timing)
+		if err != nil {
+			return nil, err
+		}
+		f.pools = append(f.pools, p)
+	}
+	f.rank = append([]*pool(nil), f.pools...)
+	sort.SliceStable(f.rank, func(a, b int) bool { return f.rank[a].cfg.MaxContext < f.rank[b].cfg.MaxContext })
+	rp := make([]router.Pool, len(f.rank))
+	for i, p := range f.rank {
+		p.rank = i
+		rp[i] = router.Pool{Name: p.cfg.Name, MaxContext: p.cfg.MaxContext, GPUs: p.cfg.Count, Slots: p.ecfg.MaxSeqs}
+	}
+	rt, err := newRouter(cfg.Router, rp, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	f.rt = rt
+	f.loads = make([]router.Load, len(f.rank))
+	if n := cfg.Workload.Requests; n > 0 {
+		f.nWarm = int64(math.Floor(cfg.WarmupFraction * float64(n)))
+	}
+	// Sampling ticks: every second, or 1/200 of the expected arrival span
+	// when that is shorter, so that short runs still get enough samples.
+	f.tick = 1
+	if cfg.Workload.Rate > 0 && cfg.Workload.Requests > 0 {
+		f.tick = min(1, float64(cfg.Workload.Requests)/cfg.Workload.Rate/200)
+	}
+	return f, nil
+}
+
+func (f *fleet) alloc() *flight {
+	if n := len(f.free); n > 0 {
+		fl := f.free[n-1]
+		f.free = f.free[:n-1]
+		*fl = flight{}
+		return fl
+	}
+	return &flight{}
+}
+
+func (f *fleet) release(fl *flight) { f.free = append(f.free, fl) }
+
+func (f *fleet) fail(err error) {
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+// at schedules h on the calendar at absolute time t (>= the calendar's now).
+func (f *fleet) at(t float64, h func()) {
+	d := t - f.sim.Now()
+	if d < 0 || math.IsNaN(d) {
+		d = 0
+	}
+	f.sim.Timeout(d).AddHandler(func(*simgo.Event) {
+		if f.err == nil {
+			h()
+		}
+	})
+}
+
+func (f *fleet) run() error {
+	f.sim = simgo.NewSimulation()
+	fl := f.alloc()
+	if f.pull(fl, math.Inf(-1)) {
+		f.scheduleArrival(fl)
+		f.nextTick = f.tick
+		f.at(f.nextTick, f.onTick)
+	}
+	if f.err != nil {
+		return f.err
+	}
+	f.sim.Run()
+	if f.err != nil {
+		return f.err
+	}
+	// Drain: every instance runs to completion.
+	f.now = math.Inf(1)
+	f.advancePools(math.Inf(1))
+	f.emitUpTo(math.Inf(1))
+	if f.err != nil {
+		return f.err
+	}
+	if f.opts.Progress != nil {
+		f.opts.Progress(f.arrived)
+	}
+	return nil
+}
+
+// pull reads the next request into fl, checking it. It returns false at the
+// end of the stream or on error (f.err set).
+func (f *fleet) pull(fl *flight, prev float64) bool {
+	if !f.src.Next(&fl.req) {
+		f.release(fl)
+		if err := f.src.Err(); err != nil {
+			f.fail(fmt.Errorf("workload: %w", err))
+		}
+		return false
+	}
+	r := &fl.req
+	switch {
+	case math.IsNaN(r.Arrival) || math.IsInf(r.Arrival, 0) || r.Arrival < 0:
+		f.fail(fmt.Errorf("request %d: arrival %v s: must be a finite time >= 0", r.ID, r.Arrival))
+	case r.Arrival < prev:
+		f.fail(fmt.Errorf("request %d: arrival %v s is before the previous arrival %v s: sources must yield requests in arrival order", r.ID, r.Arrival, prev))
+	case r.InputTokens < 0:
+		f.fail(fmt.Errorf("request %d: input_tokens %d: must be >= 0", r.ID, r.InputTokens))
+	case r.OutputTokens < 1:
+		f.fail(fmt.Errorf("request %d: output_tokens %d: must be >= 1", r.ID, r.OutputTokens))
+	}
+	if f.err != nil {
+		f.release(fl)
+		return false
+	}
+	fl.origInput = r.InputTokens
+	fl.fleetArrival = r.Arrival
+	fl.instance = -1
+	return true
+}
+
+func (f *fleet) scheduleArrival(fl *flight) {
+	f.at(fl.req.Arrival, func() { f.onArrival(fl) })
+}
+
+// onArrival handles the arrival fl and then pulls the next one. When no other
+// calendar event (tick, delayed delivery) is due before the next arrival, it
+// is handled at once, without a calendar event: the calendar would have
+// fired it next anyway, so the order of events is the same.
+func (f *fleet) onArrival(fl *flight) {
+	for {
+		f.arrive(fl)
+		if f.err != nil {
+			return
+		}
+		prev := fl.req.Arrival
+		nx := f.alloc()
+		if !f.pull(nx, prev) {
+			f.endArrivals()
+			return
+		}
+		if f.delayed == 0 && nx.req.Arrival < f.nextTick {
+			fl = nx
+			continue
+		}
+		f.scheduleArrival(nx)
+		return
+	}
+}
+
+// step brings the fleet to time t: pools advanced, finished requests up to t
+// emitted in (finish time, ID) order.
+func (f *fleet) step(t float64) {
+	if t < f.now {
+		t = f.now
+	}
+	f.now = t
+	f.advancePools(t)
+	f.emitUpTo(t)
+}
+
+func (f *fleet) advancePools(t float64) {
+	for _, p := range f.pools {
+		var err error
+		f.done, err = p.advance(t, f.done[:0])
+		f.flushDone()
+		if err != nil {
+			f.fail(err)
+			return
+		}
+	}
+}
+
+// flushDone moves the results of the last engine calls to the pending heap.
+func (f *fleet) flushDone() {
+	for i := range f.done {
+		f.pend.push(f.done[i])
+		f.done[i] = engine.Result{}
+	}
+	f.done = f.done[:0]
+}
+
+func (f *fleet) emitUpTo(t float64) {
+	for len(f.pend) > 0 && f.pend[0].Finished <= t && f.err == nil {
+		r := f.pend.pop()
+		f.finish(&r)
+	}
+}
+
+func (f *fleet) arrive(fl *flight) {
+	t := fl.req.Arrival
+	f.step(t)
+	if f.err != nil {
+		return
+	}
+	if f.arrived == f.nWarm && !f.winStarted {
+		f.t0, f.winStarted = t, true
+		f.snapshot(t, false)
+	}
+	fl.warmup = f.arrived < f.nWarm
+	f.arrived++
+	f.lastArr = t
+	if !fl.warmup {
+		f.fm.arrived++
+		f.fm.arrivedWin++
+	}
+	if f.opts.Progress != nil && f.arrived%progressEvery == 0 {
+		f.opts.Progress(f.arrived)
+	}
+	f.route(fl, t)
+}
+
+// endArrivals closes the measurement window at the last arrival.
+func (f *fleet) endArrivals() {
+	f.srcDone = true
+	if f.winStarted && f.err == nil {
+		f.t1, f.winEnded = f.lastArr, true
+		f.snapshot(f.lastArr, true)
+	}
+}
+
+// snapshot materializes every instance at t and records the busy
+// slot-seconds (and, at the end, the backlog) for the window's edge.
+func (f *fleet) snapshot(t float64, end bool) {
+	var busy float64
+	var waiting int
+	for _, p := range f.pools {
+		var err error
+		f.done, err = p.advanceAll(t, f.done[:0])
+		f.flushDone()
+		if err != nil {
+			f.fail(err)
+			return
+		}
+		b := p.busySlotSeconds()
+		w := p.waiting()
+		if end {
+			p.m.busy1, p.m.backlog = b, int64(w)
+		} else {
+			p.m.busy0 = b
+		}
+		p.m.trend.add(t, float64(w))
+		busy += b
+		waiting += w
+	}
+	if end {
+		f.fm.busy1, f.fm.backlog = busy, int64(waiting)
+	} else {
+		f.fm.busy0 = busy
+	}
+	f.fm.trend.add(t, float64(waiting))
+}
+
+func (f *fleet) onTick() {
+	t := f.nextTick
+	f.step(t)
+	if f.err != nil {
+		return
+	}
+	if f.winStarted && !f.winEnded && t > f.t0 {
+		waiting := 0
+		for _, p := range f.pools {
+			w := p.waiting()
+			p.m.trend.add(t, float64(w))
+			waiting += w
+		}
+		f.fm.trend.add(t, float64(waiting))
+	}
+	if f.srcDone {
+		f.nextTick = math.Inf(1)
+		return
+	}
+	f.nextTick = t + f.tick
+	f.at(f.nextTick, f.onTick)
+}
+
+func (f *fleet) route(fl *flight, t float64) {
+	for i, p := range f.rank {
+		occ := 0.0
+		if p.totalBlocks > 0 {
+			occ = 1 - float64(p.freeBlocks)/float64(p.totalBlocks)
+		}
+		f.loads[i] = router.Load{Queued: p.waiting(), Running: p.running, KVOccupancy: occ}
+	}
+	d := f.rt.Route(&fl.req, f.loads)
+	if d.Pool < 0 || d.Pool >= len(f.rank) {
+		f.fail(fmt.Errorf("router %q chose pool %d for request %d (allowed: 0..%d)", f.cfg.Router.Kind, d.Pool, fl.req.ID, len(f.rank)-1))
+		return
+	}
+	if math.IsNaN(d.DelayS) || d.DelayS < 0 || math.IsInf(d.DelayS, 0) {
+		f.fail(fmt.Errorf("router %q gave request %d a delay of %v s (allowed: finite, >= 0)", f.cfg.Router.Kind, fl.req.ID, d.DelayS))
+		return
+	}
+	fl.estimated = d.EstimatedTokens
+	fl.compressed = d.Compressed
+	if d.InputTokens > 0 {
+		fl.req.InputTokens = d.InputTokens
+	}
+	p := f.rank[d.Pool]
+	if d.DelayS > 0 {
+		f.deliverLater(fl, p, t+d.DelayS)
+		return
+	}
+	f.deliver(fl, p, t)
+}
+
+func (f *fleet) deliverLater(fl *flight, p *pool, t float64) {
+	f.delayed++
+	f.at(t, func() {
+		f.delayed--
+		f.step(t)
+		if f.err == nil {
+			f.deliver(fl, p, t)
+		}
+	})
+}
+
+// deliver hands fl to pool p at time t.
+func (f *fleet) deliver(fl *flight, p *pool, t float64) {
+	fl.pool = p
+	if !fl.warmup {
+		p.m.arrived++
+		p.m.arrivedWin++
+	}
+	if need := fl.req.TotalTokens(); need > p.cfg.MaxContext {
+		if !fl.warmup {
+			p.m.rejected++
+		}
+		if f.cfg.Router.RetryDelayS > 0 && p.rank+1 < len(f.rank) {
+			fl.retries++
+			f.deliverLater(fl, f.rank[p.rank+1], t+f.cfg.Router.RetryDelayS)
+			return
+		}
+		f.reject(fl, t, fmt.Sprintf("misrouted: %d tokens > max_ctx %d of pool %s", need, p.cfg.MaxContext, p.cfg.Name), false)
+		return
+	}
+	out, inst, res, done := p.dispatch(&fl.req, t, f.done[:0])
+	f.done = done
+	f.flushDone()
+	switch out {
+	case dispSubmitted:
+		fl.instance = inst
+	case dispQueued:
+	case dispQueueFull:
+		f.reject(fl, t, fmt.Sprintf("queue full: pool %s holds %d waiting requests (queue_limit %d)", p.cfg.Name, p.waiting(), p.cfg.QueueLimit), true)
+	case dispEngineReject:
+		fl.instance = inst
+		f.reject(fl, t, res.Reason, true)
+	}
+}
+
+// reject emits fl's record as rejected at time t by its pool. counted tells
+// whether the pool's rejection counter still has to be incremented.
+func (f *fleet) reject(fl *flight, t float64, reason string, count bool) {
+	if count && !fl.warmup {
+		fl.pool.m.rejected++
+	}
+	if !fl.warmup {
+		f.fm.rejected++
+	}
+	nan := math.NaN()
+	f.rec = Record{
+		ID:                  fl.req.ID,
+		Pool:                fl.pool.cfg.Name,
+		Instance:            int32(fl.instance),
+		Category:            fl.req.Category.String(),
+		ArrivalS:            fl.fleetArrival,
+		AdmitS:              nan,
+		FirstTokenS:         nan,
+		FinishS:             nan,
+		QueueWaitS:          nan,
+		TTFTS:               nan,
+		TPOTS:               nan,
+		E2ES:                nan,
+		InputTokens:         int32(fl.req.InputTokens),
+		OutputTokens:        int32(fl.req.OutputTokens),
+		OriginalInputTokens: int32(fl.origInput),
+		EstimatedTokens:     int32(fl.estimated),
+		Retries:             int32(fl.retries),
+		Compressed:          fl.compressed,
+		Warmup:              fl.warmup,
+		Rejected:            true,
+		RejectedReason:      reason,
+	}
+	f.write()
+	f.release(fl)
+}
+
+func (f *fleet) write() {
+	if f.sink == nil {
+		return
+	}
+	if err := f.sink.Write(&f.rec); err != nil {
+		f.fail(fmt.Errorf("writing request %d: %w", f.rec.ID, err))
+	}
+}
+
+// finish emits the record of an engine result (a served request, or one the
+// engine rejected after queueing).
+func (f *fleet) finish(res *engine.Result) {
+	fl := flightOf(res.Req)
+	if res.Rejected {
+		f.reject(fl, res.Finished, res.Reason, true)
+		return
+	}
+	p := fl.pool
+	f.rt.Observe(&fl.req, fl.req.InputTokens)
+	a := fl.fleetArrival
+	tpot := 0.0
+	if fl.req.OutputTokens > 1 {
+		tpot = (res.Finished - res.FirstToken) / float64(fl.req.OutputTokens-1)
+	}
+	f.rec = Record{
+		ID:                  fl.req.ID,
+		Pool:                p.cfg.Name,
+		Instance:            int32(fl.instance),
+		Category:            fl.req.Category.String(),
+		ArrivalS:            a,
+		AdmitS:              res.Admitted,
+		FirstTokenS:         res.FirstToken,
+		FinishS:             res.Finished,
+		QueueWaitS:          res.Admitted - a,
+		TTFTS:               res.FirstToken - a,
+		TPOTS:               tpot,
+		E2ES:                res.Finished - a,
+		InputTokens:         int32(fl.req.InputTokens),
+		OutputTokens:        int32(fl.req.OutputTokens),
+		OriginalInputTokens: int32(fl.origInput),
+		EstimatedTokens:     int32(fl.estimated),
+		Preemptions:         int32(res.Preemptions),
+		Retries:             int32(fl.retries),
+		Compressed:          fl.compressed,
+		Warmup:              fl.warmup,
+	}
+	if f.winStarted && res.Finished >= f.t0 && (!f.winEnded || res.Finished <= f.t1) {
+		p.m.servedWin++
+		f.fm.servedWin++
+	}
+	if !fl.warmup {
+		meets := (f.cfg.SLO.TTFTS <= 0 || f.rec.TTFTS <= f.cfg.SLO.TTFTS) &&
+			(f.cfg.SLO.TPOTS <= 0 || f.rec.TPOTS <= f.cfg.SLO.TPOTS)
+		for _, m := range [2]*acc{&p.m, &f.fm} {
+			m.completed++
+			m.preemptions += int64(res.Preemptions)
+			if meets {
+				m.sloMet++
+			}
+			m.ttft.add(f.rec.TTFTS)
+			m.tpot.add(f.rec.TPOTS)
+			m.e2e.add(f.rec.E2ES)
+			m.wait.add(f.rec.QueueWaitS)
+		}
+	}
+	if res.Finished > f.endTime {
+		f.endTime = res.Finished
+	}
+	f.write()
+	f.release(fl)
+}
+
+func (f *fleet) summary() *Summary {
+	w := 0.0
+	if f.winEnded {
+		w = f.t1 - f.t0
+	}
+	s := &Summary{
+		Config:         f.cfg,
+		Requests:       f.arrived,
+		SimTimeS:       max(f.endTime, f.lastArr),
+		WarmupRequests: min(f.nWarm, f.arrived),
+		WindowStartS:   f.t0,
+		WindowEndS:     f.t1,
+	}
+	gpus, capacity := 0, 0
+	for _, p := range f.pools {
+		m := p.m.metrics(p.cfg.Count, p.ecfg.MaxSeqs, p.ecfg.MaxSeqs*p.cfg.Count, w)
+		m.Name, m.GPU, m.MaxContext = p.cfg.Name, p.cfg.GPU, p.cfg.MaxContext
+		s.Pools = append(s.Pools, m)
+		gpus += p.cfg.Count
+		capacity += p.ecfg.MaxSeqs * p.cfg.Count
+	}
+	s.Fleet = f.fm.metrics(gpus, 0, capacity, w)
+	s.Fleet.Name = "fleet"
+	for _, m := range s.Pools {
+		if m.Overloaded {
+			s.Fleet.Overloaded = true
+		}
+	}
+	return s
+}
+
+// resHeap is a min-heap of engine results ordered by (Finished, request ID).
+type resHeap []engine.Result
+
+func resLess(a, b *engine.Result) bool {
+	if a.Finished != b.Finished {
+		return a.Finished < b.Finished
+	}
+	return a.Req.ID < b.Req.ID
+}
+
+func (h *resHeap) push(r engine.Result) {
+	*h = append(*h, r)
+	s := *h
+	k := len(s) - 1
+	for k > 0 {
+		p := (k - 1) / 2
+		if !resLess(&s[k], &s[p]) {
+			break
+		}
+		s[k], s[p] = s[p], s[k]
+		k = p
+	}
+}
+
+func (h *resHeap) pop() engine.Result {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s[n] = engine.Result{}
+	s = s[:n]
+	k := 0
+	for {
+		c := 2*k + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && resLess(&s[r], &s[c]) {
+			c = r
+		}
+		if !resLess(&s[c], &s[k]) {
+			break
+		}
+		s[k], s[c] = s[c], s[k]
+		k = c
+	}
+	*h = s
+	return top
 }

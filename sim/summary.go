@@ -21,6 +21,7 @@ type PoolMetrics struct {
 	InFlight        int64     `json:"in_flight"`
 	Preemptions     int64     `json:"preemptions"`
 	SlotUtilization float64   `json:"slot_utilization"` // time-averaged busy slots / slots, in [0, 1]
+	ArrivalRPS      float64   `json:"arrival_rps"`      // post-warm-up arrivals per second of the measurement window
 	ThroughputRPS   float64   `json:"throughput_rps"`   // completions per second
 	TTFT            Quantiles `json:"ttft_s"`
 	TPOT            Quantiles `json:"tpot_s"`
@@ -29,14 +30,21 @@ type PoolMetrics struct {
 	SLOAttainment   float64   `json:"slo_attainment"`     // fraction of completed requests meeting both SLO targets
 	Overloaded      bool      `json:"overloaded"`         // offered load above what the pool serves
 	BacklogGrowth   float64   `json:"backlog_growth_rps"` // growth of the waiting line, requests per second
+	Backlog         int64     `json:"backlog"`            // requests waiting at the end of the measurement window
 }
 
 // Summary is the result of a run.
 type Summary struct {
-	Version  string        `json:"version"`
-	Config   Config        `json:"config"`
-	Requests int64         `json:"requests"`
-	SimTimeS float64       `json:"sim_time_s"`
-	Fleet    PoolMetrics   `json:"fleet"`
-	Pools    []PoolMetrics `json:"pools"`
+	Version  string  `json:"version"`
+	Config   Config  `json:"config"`
+	Requests int64   `json:"requests"`
+	SimTimeS float64 `json:"sim_time_s"`
+	// WarmupRequests is the number of leading arrivals flagged warm-up.
+	WarmupRequests int64 `json:"warmup_requests"`
+	// WindowStartS and WindowEndS bound the measurement window: the first
+	// post-warm-up arrival and the last arrival, s.
+	WindowStartS float64       `json:"window_start_s"`
+	WindowEndS   float64       `json:"window_end_s"`
+	Fleet        PoolMetrics   `json:"fleet"`
+	Pools        []PoolMetrics `json:"pools"`
 }

@@ -1,0 +1,114 @@
+package sim
+
+import "math"
+
+// acc accumulates one pool's (or the fleet's) metrics in constant memory.
+type acc struct {
+	arrived, completed, rejected, preemptions int64
+	sloMet                                    int64
+	arrivedWin                                int64 // post-warm-up arrivals (the measurement window's offered load)
+	servedWin                                 int64 // completions (any request) finishing inside the window
+	ttft, tpot, e2e, wait                     sketch
+	busy0, busy1                              float64 // busy slot-seconds at the window's edges
+	backlog                                   int64   // waiting requests at the window's end
+	trend                                     trend
+}
+
+func newAcc() acc {
+	return acc{ttft: newSketch(), tpot: newSketch(), e2e: newSketch(), wait: newSketch()}
+}
+
+// trend is a streaming least-squares fit y = a + b*x of the waiting count y
+// against time x, kept as centred sums so that memory does not grow.
+type trend struct {
+	n                     float64
+	sx, sy, sxx, sxy, syy float64
+	x0                    float64 // origin of x, s (the window start)
+	haveOrigin            bool
+}
+
+func (tr *trend) add(x, y float64) {
+	if !tr.haveOrigin {
+		tr.x0, tr.haveOrigin = x, true
+	}
+	x -= tr.x0
+	tr.n++
+	tr.sx += x
+	tr.sy += y
+	tr.sxx += x * x
+	tr.sxy += x * y
+	tr.syy += y * y
+}
+
+// slope returns the least-squares slope b (requests per second) and its
+// standard error; both are 0 with fewer than 3 samples.
+func (tr *trend) slope() (b, se float64) {
+	if tr.n < 3 {
+		return 0, 0
+	}
+	n := tr.n
+	sxx := tr.sxx - tr.sx*tr.sx/n
+	sxy := tr.sxy - tr.sx*tr.sy/n
+	syy := tr.syy - tr.sy*tr.sy/n
+	if sxx <= 0 {
+		return 0, 0
+	}
+	b = sxy / sxx
+	rss := math.Max(0, syy-b*sxy)
+	se = math.Sqrt(rss / (n - 2) / sxx)
+	return b, se
+}
+
+// Overload detection thresholds (see docs/fleet.md, "Overload").
+const (
+	overloadMinSamples  = 10   // fewer samples: never flagged
+	overloadMinRelSlope = 0.01 // slope must exceed 1% of the pool's arrival rate
+	overloadSigmas      = 3    // and be this many standard errors above 0
+	overloadFinalShare  = 0.5  // and the final backlog must hold half the fitted growth
+)
+
+// overloaded applies the detector to a pool with arrival rate lambda (req/s)
+// over a window of w seconds.
+func (a *acc) overloaded(lambda, w float64) (bool, float64) {
+	b, se := a.trend.slope()
+	if a.trend.n < overloadMinSamples || w <= 0 {
+		return false, b
+	}
+	flag := b > overloadMinRelSlope*lambda &&
+		b > overloadSigmas*se &&
+		float64(a.backlog) >= overloadFinalShare*b*w
+	return flag, b
+}
+
+// metrics turns the accumulator into PoolMetrics for a pool of gpus
+// instances of slots slots each (capacity slots in all) over a window of w
+// seconds.
+func (a *acc) metrics(gpus, slots, capacity int, w float64) PoolMetrics {
+	m := PoolMetrics{
+		GPUs:        gpus,
+		Slots:       slots,
+		Arrived:     a.arrived,
+		Completed:   a.completed,
+		Rejected:    a.rejected,
+		InFlight:    a.arrived - a.completed - a.rejected,
+		Preemptions: a.preemptions,
+		TTFT:        a.ttft.quantiles(),
+		TPOT:        a.tpot.quantiles(),
+		E2E:         a.e2e.quantiles(),
+		QueueWait:   a.wait.quantiles(),
+		Backlog:     a.backlog,
+	}
+	if a.completed > 0 {
+		m.SLOAttainment = float64(a.sloMet) / float64(a.completed)
+	}
+	if w > 0 {
+		m.ThroughputRPS = float64(a.servedWin) / w
+		m.ArrivalRPS = float64(a.arrivedWin) / w
+		if capacity > 0 {
+			// Clamped: the sums of busy slot-seconds carry rounding errors.
+			m.SlotUtilization = min(1, max(0, (a.busy1-a.busy0)/(w*float64(capacity))))
+		}
+	}
+	m.Overloaded, m.BacklogGrowth = a.overloaded(m.ArrivalRPS, w)
+	return m
+}

@@ -1,0 +1,287 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fleetsim/fleetsim/engine"
+	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/workload"
+)
+
+// Dispatch modes inside a pool.
+const (
+	dispatchCentral = iota // one shared FCFS queue (M/G/c)
+	dispatchJSQ            // join the shortest queue (queued + running)
+	dispatchRR             // round robin
+)
+
+func parseDispatch(s string) (int, error) {
+	switch s {
+	case "", "central":
+		return dispatchCentral, nil
+	case "jsq":
+		return dispatchJSQ, nil
+	case "rr":
+		return dispatchRR, nil
+	}
+	return 0, fmt.Errorf("unknown dispatch %q (allowed: central, jsq, rr)", s)
+}
+
+// pool is one pool of identical instances with its dispatch state.
+//
+// Invariant (central dispatch): when the central queue is non-empty, no
+// instance of the pool can admit its head. It holds because an arrival only
+// joins the queue after every instance with a free slot refused it, and
+// instances only gain room at a change of batch composition (a completion),
+// which the pool processes in time order (advance), letting that instance
+// pull from the queue at the start of its next iteration.
+type pool struct {
+	cfg    PoolConfig
+	ecfg   engine.Config
+	order  int // index in Config.Pools
+	rank   int // index in the router's pools (MaxContext ascending)
+	mode   int
+	eng    []*engine.Engine
+	events idxHeap // key: NextEvent()
+	disp   idxHeap // central: -free slots; jsq: queued+running
+	cq     fifo    // central queue (central dispatch only)
+	rr     int
+
+	// Cached per-instance state from the last Stats() call, and the pool
+	// sums derived from it (the router's Load).
+	eRun, eQueued, eFree []int32
+	eWait                []int32 // private-queued requests beyond the free slots
+	ePend                []int32 // KV blocks of the prompts submitted, not yet admitted
+	running, queued      int     // sequences running / in private queues
+	privWait             int     // sum of eWait
+	freeBlocks           int
+	totalBlocks          int
+
+	m acc // metrics
+}
+
+func newPool(pc PoolConfig, order int, timing string) (*pool, error) {
+	g, err := pools.LookupGPU(pc.GPU)
+	if err != nil {
+		return nil, fmt.Errorf("pool %q: gpu: %w", pc.Name, err)
+	}
+	ecfg, err := g.EngineConfig(pc.MaxContext, timing)
+	if err != nil {
+		return nil, fmt.Errorf("pool %q: max_ctx: %w", pc.Name, err)
+	}
+	mode, err := parseDispatch(pc.Dispatch)
+	if err != nil {
+		return nil, fmt.Errorf("pool %q: dispatch: %w", pc.Name, err)
+	}
+	if pc.Count < 1 {
+		return nil, fmt.Errorf("pool %q: count %d: must be at least 1", pc.Name, pc.Count)
+	}
+	if pc.QueueLimit < 0 {
+		return nil, fmt.Errorf("pool %q: queue_limit %d: must be >= 0 (0 = no limit)", pc.Name, pc.QueueLimit)
+	}
+	p := &pool{
+		cfg: pc, ecfg: ecfg, order: order, mode: mode,
+		eng:    make([]*engine.Engine, pc.Count),
+		events: newIdxHeap(pc.Count, math.Inf(1)),
+		disp:   newIdxHeap(pc.Count, 0),
+		eRun:   make([]int32, pc.Count), eQueued: make([]int32, pc.Count), eFree: make([]int32, pc.Count),
+		eWait: make([]int32, pc.Count), ePend: make([]int32, pc.Count),
+		m: newAcc(),
+	}
+	for i := range p.eng {
+		e, err := engine.New(ecfg)
+		if err != nil {
+			return nil, fmt.Errorf("pool %q: %w", pc.Name, err)
+		}
+		if mode == dispatchCentral {
+			e.SetShared(&p.cq)
+		}
+		p.eng[i] = e
+		p.totalBlocks += ecfg.KVBlocks
+		p.freeBlocks += ecfg.KVBlocks
+		p.eFree[i] = int32(ecfg.KVBlocks)
+		p.refresh(i)
+	}
+	return p, nil
+}
+
+// refresh re-reads instance i's state after an operation on it and updates
+// the pool sums and both heaps.
+func (p *pool) refresh(i int) {
+	e := p.eng[i]
+	st := e.Stats()
+	p.running += st.Running - int(p.eRun[i])
+	p.queued += st.Queued - int(p.eQueued[i])
+	p.freeBlocks += st.FreeBlocks - int(p.eFree[i])
+	p.eRun[i], p.eQueued[i], p.eFree[i] = int32(st.Running), int32(st.Queued), int32(st.FreeBlocks)
+	w := max(0, st.Queued-(p.ecfg.MaxSeqs-st.Running))
+	p.privWait += w - int(p.eWait[i])
+	p.eWait[i] = int32(w)
+	if st.Queued == 0 {
+		p.ePend[i] = 0
+	}
+	p.events.update(i, e.NextEvent())
+	switch p.mode {
+	case dispatchCentral:
+		p.disp.update(i, -float64(p.freeSlots(i)))
+	case dispatchJSQ:
+		p.disp.update(i, float64(st.Queued+st.Running))
+	}
+}
+
+func (p *pool) freeSlots(i int) int {
+	return p.ecfg.MaxSeqs - int(p.eRun[i]) - int(p.eQueued[i])
+}
+
+// waiting is the number of requests waiting in the pool: the central queue
+// and, in the instances' private queues, the requests beyond the instance's
+// free slots (a request submitted to an instance with a free slot starts at
+// its next iteration and is not counted as waiting).
+func (p *pool) waiting() int { return p.cq.Len() + p.privWait }
+
+// canTake reports whether instance i (advanced to now) would admit a
+// request whose prompt needs need KV blocks at its next iteration start:
+// a slot is free after the requests already submitted to it, and the free
+// KV blocks cover those requests' prompts and this one. With an empty
+// private queue it is exactly engine.CanAdmit.
+func (p *pool) canTake(i, need int) bool {
+	return p.freeSlots(i) > 0 && int(p.eFree[i])-int(p.ePend[i]) >= need
+}
+
+func (p *pool) blocksFor(tokens int) int {
+	return (tokens + p.ecfg.BlockTokens - 1) / p.ecfg.BlockTokens
+}
+
+// advance brings the pool up to time t: every instance whose next change of
+// batch composition is at or before t is advanced, appending finished
+// results to out. While the central queue is non-empty the instances are
+// advanced one change at a time in time order (ties: lower index), and each
+// runs the iteration that starts at its change, so instances pull from the
+// shared queue in the order a real pool would. It returns an error when an
+// instance does not make progress (an engine bug).
+func (p *pool) advance(t float64, out []engine.Result) ([]engine.Result, error) {
+	for {
+		i, te := p.events.top()
+		if te > t || math.IsInf(te, 1) {
+			return out, nil
+		}
+		target := t
+		if p.cq.Len() > 0 {
+			target = math.Nextafter(te, math.Inf(1))
+		}
+		out = p.eng[i].AdvanceTo(target, out)
+		p.refresh(i)
+		if ne := p.eng[i].NextEvent(); ne <= te {
+			return out, fmt.Errorf("pool %q instance %d: engine did not progress past t=%v (next event %v)", p.cfg.Name, i, te, ne)
+		}
+	}
+}
+
+// advanceAll advances every instance to t (after advance(t)), so that their
+// counters are materialized up to t.
+func (p *pool) advanceAll(t float64, out []engine.Result) ([]engine.Result, error) {
+	out, err := p.advance(t, out)
+	if err != nil {
+		return out, err
+	}
+	for i, e := range p.eng {
+		out = e.AdvanceTo(t, out)
+		p.refresh(i)
+	}
+	return out, nil
+}
+
+// busySlotSeconds sums the instances' busy slot-seconds.
+func (p *pool) busySlotSeconds() float64 {
+	s := 0.0
+	for _, e := range p.eng {
+		s += e.Stats().BusySlotSeconds
+	}
+	return s
+}
+
+// dispatch outcome
+const (
+	dispSubmitted = iota
+	dispQueued
+	dispQueueFull
+	dispEngineReject
+)
+
+// dispatch places r (already checked against the pool's max context) at
+// time t; the pool must have been advanced to t. It returns the outcome, the
+// instance (-1 when none) and, for an engine rejection, its Result.
+func (p *pool) dispatch(r *workload.Request, t float64, out []engine.Result) (int, int, engine.Result, []engine.Result) {
+	if !p.eng[0].Fits(r) { // identical instances: refused by all
+		res, _ := p.eng[0].Submit(r, t)
+		return dispEngineReject, -1, res, out
+	}
+	need := p.blocksFor(r.InputTokens)
+	switch p.mode {
+	case dispatchCentral:
+		if p.cq.Len() == 0 {
+			var tried []int
+			chosen := -1
+			for {
+				i, key := p.disp.top()
+				if key >= 0 { // no free slot anywhere
+					break
+				}
+				out = p.eng[i].AdvanceTo(t, out)
+				p.refresh(i)
+				if p.canTake(i, need) {
+					chosen = i
+					break
+				}
+				// Park it out of the way while the next candidate is tried.
+				tried = append(tried, i)
+				p.disp.update(i, math.Inf(1))
+			}
+			for _, i := range tried {
+				p.disp.key[i] = math.NaN() // force the update
+				p.refresh(i)
+			}
+			if chosen >= 0 {
+				return p.submit(chosen, r, need, t, out)
+			}
+		}
+		if p.cfg.QueueLimit > 0 && p.waiting()+1 > p.cfg.QueueLimit {
+			return dispQueueFull, -1, engine.Result{}, out
+		}
+		p.cq.Push(r)
+		return dispQueued, -1, engine.Result{}, out
+	case dispatchJSQ:
+		i, _ := p.disp.top()
+		return p.submitPrivate(i, r, need, t, out)
+	default:
+		i := p.rr
+		p.rr++
+		if p.rr == len(p.eng) {
+			p.rr = 0
+		}
+		return p.submitPrivate(i, r, need, t, out)
+	}
+}
+
+// submitPrivate submits r to instance i's private queue (jsq, rr), applying
+// the queue limit to requests that cannot start at its next iteration.
+func (p *pool) submitPrivate(i int, r *workload.Request, need int, t float64, out []engine.Result) (int, int, engine.Result, []engine.Result) {
+	out = p.eng[i].AdvanceTo(t, out)
+	p.refresh(i)
+	if p.cfg.QueueLimit > 0 && !p.canTake(i, need) && p.waiting()+1 > p.cfg.QueueLimit {
+		return dispQueueFull, -1, engine.Result{}, out
+	}
+	return p.submit(i, r, need, t, out)
+}
+
+func (p *pool) submit(i int, r *workload.Request, need int, t float64, out []engine.Result) (int, int, engine.Result, []engine.Result) {
+	res, ok := p.eng[i].Submit(r, t)
+	if !ok {
+		p.refresh(i)
+		return dispEngineReject, i, res, out
+	}
+	p.ePend[i] += int32(need)
+	p.refresh(i)
+	return dispSubmitted, i, engine.Result{}, out
+}
