@@ -19,7 +19,7 @@ cd "$root"
 # A small two-pool run with rejections (requests longer than every pool) and
 # warm-up rows, so NULL times and every column are exercised.
 go run ./cmd/fleetsim simulate --requests 20000 --rate 800 --seed 7 \
-  --pool short:a100:30:4096 --pool long:a100:60:16384 \
+  --pool short:a100:30:4096 --pool long:a100:60:6144 \
   --out "$tmp/run" --format json >"$tmp/summary-stdout.json"
 node "$here/check.mjs" "$tmp/run"
 
