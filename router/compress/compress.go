@@ -1,0 +1,478 @@
+package compress
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The weights of a sentence's score (FleetOpt paper §5.2). Each component is
+// scaled to [0, 1] before weighting.
+const (
+	WeightTextRank = 0.20 // TextRank centrality on the TF-IDF cosine graph
+	WeightPosition = 0.40 // U-shaped position prior
+	WeightTFIDF    = 0.35 // mean TF-IDF weight of the sentence's terms
+	WeightNovelty  = 0.05 // 1 − the highest similarity to an earlier sentence
+)
+
+// Keep counts: the first KeepFirst and last KeepLast sentences are always
+// kept (the primacy/recency invariant of FleetOpt §5.2).
+const (
+	KeepFirst = 3
+	KeepLast  = 2
+)
+
+// TextRank parameters: damping factor (Mihalcea and Tarau, 2004), iteration
+// cap and L1 convergence tolerance.
+const (
+	textRankDamping = 0.85
+	textRankMaxIter = 30
+	textRankTol     = 1e-5
+)
+
+// ErrBudget is returned (wrapped) when the sentences that are always kept
+// do not fit the budget: the prompt cannot be compressed (a C&R failure).
+var ErrBudget = errors.New("the always-kept sentences exceed the budget")
+
+// Result is the outcome of one compression.
+type Result struct {
+	Text           string // the compressed prompt (the input itself when it already fits)
+	OriginalTokens int    // CountTokens of the input, tokens
+	Tokens         int    // CountTokens of Text, tokens (≤ the budget)
+	Sentences      int    // sentences in the input
+	Kept           int    // sentences in Text
+	Compressed     bool   // false when the input already fit the budget
+}
+
+// Compressor compresses prompts. It keeps scratch buffers between calls, so
+// reuse one per goroutine; it is not safe for concurrent use. The zero value
+// is ready to use.
+type Compressor struct {
+	spans    []span
+	tok      []int     // per-sentence token counts
+	termOff  []int32   // sentence i's terms are terms[termOff[i]:termOff[i+1]]
+	terms    []int32   // term ids, sorted and unique within a sentence
+	tf       []float64 // term frequency, aligned with terms
+	w        []float64 // normalized TF-IDF weight, aligned with terms
+	raw      []int32   // scratch: one sentence's term ids before dedup
+	vocab    map[string]int32
+	df       []int32
+	idf      []float64
+	postOff  []int32 // postings of term t: postSent/postW[postOff[t]:postOff[t+1]]
+	postSent []int32
+	postW    []float64
+	cursor   []int32
+	acc      []float64
+	touched  []int32
+	edges    []edge
+	rowOff   []int32
+	nbr      []int32
+	coef     []float64
+	outW     []float64
+	novel    []float64
+	tfidf    []float64
+	pr, pr2  []float64
+	score    []float64
+	order    []int32
+	keep     []bool
+	buf      []byte
+}
+
+type edge struct {
+	i, j int32
+	w    float64
+}
+
+// Compress compresses text to at most budget tokens with a fresh
+// Compressor.
+func Compress(text string, budget int) (Result, error) {
+	var c Compressor
+	return c.Compress(text, budget)
+}
+
+// Compress returns text reduced to at most budget tokens (CountTokens):
+// it keeps the first KeepFirst and last KeepLast sentences, then adds the
+// other sentences in decreasing score order whenever they still fit (a
+// sentence too long for the remaining budget is skipped and smaller ones are
+// tried), and emits the kept sentences in their original order, each
+// followed by the whitespace that followed it in the input. A text that
+// already fits is returned unchanged. If the always-kept sentences alone
+// exceed the budget, it returns an error wrapping ErrBudget.
+func (c *Compressor) Compress(text string, budget int) (Result, error) {
+	if budget <= 0 {
+		return Result{}, fmt.Errorf("compress: budget = %d: must be > 0 tokens", budget)
+	}
+	total := CountTokens(text)
+	c.spans = splitSpans(text, c.spans[:0])
+	n := len(c.spans)
+	res := Result{Text: text, OriginalTokens: total, Tokens: total, Sentences: n, Kept: n}
+	if total <= budget {
+		return res, nil
+	}
+	c.tok = grow(c.tok, n)
+	for i, s := range c.spans {
+		c.tok[i] = CountTokens(text[s.start:s.end])
+	}
+	c.keep = grow(c.keep, n)
+	used := 0
+	for i := 0; i < n; i++ {
+		if i < KeepFirst || i >= n-KeepLast {
+			c.keep[i] = true
+			used += c.tok[i]
+		}
+	}
+	if used > budget {
+		return res, fmt.Errorf("compress: budget = %d tokens: the first %d and last %d sentences need %d: %w",
+			budget, KeepFirst, KeepLast, used, ErrBudget)
+	}
+	c.scoreSentences(text)
+	c.order = c.order[:0]
+	for i := 0; i < n; i++ {
+		if !c.keep[i] {
+			c.order = append(c.order, int32(i))
+		}
+	}
+	slices.SortStableFunc(c.order, func(a, b int32) int {
+		switch sa, sb := c.score[a], c.score[b]; {
+		case sa > sb:
+			return -1
+		case sa < sb:
+			return 1
+		}
+		return 0
+	})
+	for _, i := range c.order {
+		if used+c.tok[i] <= budget {
+			c.keep[i] = true
+			used += c.tok[i]
+		}
+	}
+	var sb strings.Builder
+	sb.Grow(len(text))
+	kept, last := 0, -1
+	for i := 0; i < n; i++ {
+		if !c.keep[i] {
+			continue
+		}
+		if last >= 0 {
+			// the whitespace that followed the previous kept sentence
+			sb.WriteString(text[c.spans[last].end:c.spans[last+1].start])
+		}
+		sb.WriteString(text[c.spans[i].start:c.spans[i].end])
+		kept, last = kept+1, i
+	}
+	res.Text = sb.String()
+	res.Tokens = CountTokens(res.Text)
+	res.Kept = kept
+	res.Compressed = true
+	return res, nil
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// scoreSentences fills c.score for the sentences in c.spans.
+func (c *Compressor) scoreSentences(text string) {
+	n := len(c.spans)
+	c.indexTerms(text)
+	nt := len(c.df)
+	// idf (smoothed) and the sentences' normalized TF-IDF vectors
+	c.idf = grow(c.idf, nt)
+	for t, d := range c.df {
+		c.idf[t] = math.Log(float64(1+n)/float64(1+d)) + 1
+	}
+	c.w = grow(c.w, len(c.terms))
+	c.tfidf = grow(c.tfidf, n)
+	maxTFIDF := 0.0
+	for i := 0; i < n; i++ {
+		a, b := c.termOff[i], c.termOff[i+1]
+		sum, sq, cnt := 0.0, 0.0, 0.0
+		for k := a; k < b; k++ {
+			x := c.tf[k] * c.idf[c.terms[k]]
+			c.w[k] = x
+			sum += x
+			sq += x * x
+			cnt += c.tf[k]
+		}
+		if cnt > 0 {
+			c.tfidf[i] = sum / cnt
+			maxTFIDF = max(maxTFIDF, c.tfidf[i])
+			inv := 1 / math.Sqrt(sq)
+			for k := a; k < b; k++ {
+				c.w[k] *= inv
+			}
+		}
+	}
+	c.similarityGraph(n, nt)
+	c.textRank(n)
+	maxPR := 0.0
+	for _, p := range c.pr[:n] {
+		maxPR = max(maxPR, p)
+	}
+	c.score = grow(c.score, n)
+	for i := 0; i < n; i++ {
+		pos := 1.0
+		if n > 1 {
+			x := float64(i) / float64(n-1)
+			pos = 1 - 4*x*(1-x)
+		}
+		s := WeightPosition*pos + WeightNovelty*(1-c.novel[i])
+		if maxPR > 0 {
+			s += WeightTextRank * c.pr[i] / maxPR
+		}
+		if maxTFIDF > 0 {
+			s += WeightTFIDF * c.tfidf[i] / maxTFIDF
+		}
+		c.score[i] = s
+	}
+}
+
+// indexTerms fills termOff, terms, tf and df from the sentences' words:
+// lower-cased runs of letters and digits (at least two characters, English
+// stop words removed) and single CJK characters.
+func (c *Compressor) indexTerms(text string) {
+	if c.vocab == nil {
+		c.vocab = make(map[string]int32, 4096)
+	} else {
+		clear(c.vocab)
+	}
+	c.df = c.df[:0]
+	c.terms = c.terms[:0]
+	c.tf = c.tf[:0]
+	c.termOff = append(c.termOff[:0], 0)
+	for _, s := range c.spans {
+		c.raw = c.raw[:0]
+		forEachWord(text[s.start:s.end], &c.buf, func(w []byte, cjk bool) {
+			if !cjk && (len(w) < 2 || stopWords[string(w)]) {
+				return
+			}
+			id, ok := c.vocab[string(w)]
+			if !ok {
+				id = int32(len(c.df))
+				c.vocab[string(w)] = id
+				c.df = append(c.df, 0)
+			}
+			c.raw = append(c.raw, id)
+		})
+		slices.Sort(c.raw)
+		for k := 0; k < len(c.raw); {
+			j := k + 1
+			for j < len(c.raw) && c.raw[j] == c.raw[k] {
+				j++
+			}
+			c.terms = append(c.terms, c.raw[k])
+			c.tf = append(c.tf, float64(j-k))
+			c.df[c.raw[k]]++
+			k = j
+		}
+		c.termOff = append(c.termOff, int32(len(c.terms)))
+	}
+}
+
+// forEachWord calls f with each word of s lower-cased into *buf: runs of
+// letters and digits, and each CJK character on its own (cjk = true).
+func forEachWord(s string, buf *[]byte, f func(w []byte, cjk bool)) {
+	i := 0
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if isASCIILetter(c) || (c >= '0' && c <= '9') {
+				b := (*buf)[:0]
+				for i < len(s) {
+					c = s[i]
+					if c >= utf8.RuneSelf {
+						r, size := utf8.DecodeRuneInString(s[i:])
+						if isCJK(r) || !(unicode.IsLetter(r) || unicode.IsDigit(r)) {
+							break
+						}
+						b = utf8.AppendRune(b, unicode.ToLower(r))
+						i += size
+						continue
+					}
+					if !isASCIILetter(c) && !(c >= '0' && c <= '9') {
+						break
+					}
+					if c >= 'A' && c <= 'Z' {
+						c += 'a' - 'A'
+					}
+					b = append(b, c)
+					i++
+				}
+				*buf = b
+				f(b, false)
+				continue
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case isCJK(r):
+			b := utf8.AppendRune((*buf)[:0], r)
+			*buf = b
+			f(b, true)
+			i += size
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			b := (*buf)[:0]
+			for i < len(s) {
+				r, size = utf8.DecodeRuneInString(s[i:])
+				if isCJK(r) || !(unicode.IsLetter(r) || unicode.IsDigit(r)) {
+					break
+				}
+				b = utf8.AppendRune(b, unicode.ToLower(r))
+				i += size
+			}
+			*buf = b
+			f(b, false)
+		default:
+			i += size
+		}
+	}
+}
+
+// similarityGraph builds the sentences' cosine-similarity graph from an
+// inverted index (only pairs that share a term are visited; terms present in
+// more than half of the sentences carry little signal and are skipped, which
+// bounds the work on long prompts) and fills the novelty of each sentence.
+func (c *Compressor) similarityGraph(n, nt int) {
+	// postings, in sentence order
+	c.postOff = grow(c.postOff, nt+1)
+	for t, d := range c.df {
+		c.postOff[t+1] = c.postOff[t] + d
+	}
+	m := len(c.terms)
+	c.postSent = grow(c.postSent, m)
+	c.postW = grow(c.postW, m)
+	c.cursor = grow(c.cursor, nt)
+	copy(c.cursor, c.postOff[:nt])
+	for i := 0; i < n; i++ {
+		for k := c.termOff[i]; k < c.termOff[i+1]; k++ {
+			t := c.terms[k]
+			p := c.cursor[t]
+			c.postSent[p] = int32(i)
+			c.postW[p] = c.w[k]
+			c.cursor[t]++
+		}
+	}
+	copy(c.cursor, c.postOff[:nt])
+	maxDF := int32(n / 2)
+	if maxDF < 2 {
+		maxDF = 2
+	}
+	c.acc = grow(c.acc, n)
+	c.novel = grow(c.novel, n) // holds the max similarity to an earlier sentence for now
+	c.edges = c.edges[:0]
+	for i := 0; i < n; i++ {
+		c.touched = c.touched[:0]
+		for k := c.termOff[i]; k < c.termOff[i+1]; k++ {
+			t := c.terms[k]
+			p := c.cursor[t] + 1 // postings after sentence i itself
+			c.cursor[t] = p
+			if c.df[t] > maxDF {
+				continue
+			}
+			wi := c.w[k]
+			end := c.postOff[t+1]
+			for ; p < end; p++ {
+				j := c.postSent[p]
+				if c.acc[j] == 0 {
+					c.touched = append(c.touched, j)
+				}
+				c.acc[j] += wi * c.postW[p]
+			}
+		}
+		for _, j := range c.touched {
+			s := c.acc[j]
+			c.acc[j] = 0
+			c.edges = append(c.edges, edge{int32(i), j, s})
+			if s > c.novel[j] {
+				c.novel[j] = s
+			}
+		}
+	}
+	for i := range c.novel[:n] {
+		c.novel[i] = min(1, c.novel[i])
+	}
+	// symmetric CSR adjacency
+	c.rowOff = grow(c.rowOff, n+1)
+	for _, e := range c.edges {
+		c.rowOff[e.i+1]++
+		c.rowOff[e.j+1]++
+	}
+	for i := 0; i < n; i++ {
+		c.rowOff[i+1] += c.rowOff[i]
+	}
+	ne := int(c.rowOff[n])
+	c.nbr = grow(c.nbr, ne)
+	c.coef = grow(c.coef, ne)
+	c.outW = grow(c.outW, n)
+	c.cursor = grow(c.cursor, n)
+	copy(c.cursor, c.rowOff[:n])
+	for _, e := range c.edges {
+		c.nbr[c.cursor[e.i]], c.coef[c.cursor[e.i]] = e.j, e.w
+		c.cursor[e.i]++
+		c.nbr[c.cursor[e.j]], c.coef[c.cursor[e.j]] = e.i, e.w
+		c.cursor[e.j]++
+		c.outW[e.i] += e.w
+		c.outW[e.j] += e.w
+	}
+	// coef[i←j] = w_ij / outW_j
+	for i := 0; i < n; i++ {
+		for k := c.rowOff[i]; k < c.rowOff[i+1]; k++ {
+			c.coef[k] /= c.outW[c.nbr[k]]
+		}
+	}
+}
+
+// textRank runs the weighted PageRank of TextRank on the CSR graph: at most
+// textRankMaxIter iterations, stopping when the L1 change drops below
+// textRankTol.
+func (c *Compressor) textRank(n int) {
+	c.pr = grow(c.pr, n)
+	c.pr2 = grow(c.pr2, n)
+	for i := range c.pr {
+		c.pr[i] = 1 / float64(n)
+	}
+	base := (1 - textRankDamping) / float64(n)
+	for it := 0; it < textRankMaxIter; it++ {
+		delta := 0.0
+		for i := 0; i < n; i++ {
+			s := 0.0
+			for k := c.rowOff[i]; k < c.rowOff[i+1]; k++ {
+				s += c.coef[k] * c.pr[c.nbr[k]]
+			}
+			v := base + textRankDamping*s
+			delta += math.Abs(v - c.pr[i])
+			c.pr2[i] = v
+		}
+		c.pr, c.pr2 = c.pr2, c.pr
+		if delta < textRankTol {
+			break
+		}
+	}
+}
+
+// stopWords are common English function words, excluded from the terms.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
+before being below between both but by can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its itself just me more
+most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so
+some such than that the their theirs them themselves then there these they this those through to too under
+until up very was we were what when where which while who whom why will with would you your yours yourself
+yourselves also may might must shall us via per one two`) {
+		stopWords[w] = true
+	}
+}

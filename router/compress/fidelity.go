@@ -1,0 +1,114 @@
+package compress
+
+import "math"
+
+// Fidelity compares a compressed prompt with its original (FleetOpt paper
+// Appendix C, Table 7).
+type Fidelity struct {
+	// ROUGELRecall is the length of the longest common subsequence of the
+	// two texts' words divided by the original's word count, in [0, 1].
+	// Words are lower-cased runs of letters and digits and single CJK
+	// characters, stop words included.
+	ROUGELRecall float64
+	// TFIDFCosine is the cosine similarity of the two texts' TF-IDF vectors,
+	// in [0, 1]. Terms are those of the compressor's scoring (stop words
+	// removed); the IDF is computed over the original's sentences, so it is
+	// the same weighting the compressor scores with.
+	TFIDFCosine float64
+}
+
+// Measure returns the fidelity of compressed with respect to original. It
+// costs O(|original|·|compressed|) word comparisons (the LCS), so it is
+// meant for reports, not for the routing path.
+func Measure(original, compressed string) Fidelity {
+	var f Fidelity
+	// ROUGE-L recall over all words
+	vocab := map[string]int32{}
+	var buf []byte
+	ids := func(s string) []int32 {
+		var out []int32
+		forEachWord(s, &buf, func(w []byte, _ bool) {
+			id, ok := vocab[string(w)]
+			if !ok {
+				id = int32(len(vocab))
+				vocab[string(w)] = id
+			}
+			out = append(out, id)
+		})
+		return out
+	}
+	a, b := ids(original), ids(compressed)
+	if len(a) > 0 {
+		f.ROUGELRecall = float64(lcs(a, b)) / float64(len(a))
+	}
+	// TF-IDF cosine with the original's sentence-level IDF
+	spans := splitSpans(original, nil)
+	df := map[string]int{}
+	seen := map[string]bool{}
+	for _, s := range spans {
+		clear(seen)
+		forEachWord(original[s.start:s.end], &buf, func(w []byte, cjk bool) {
+			if !cjk && (len(w) < 2 || stopWords[string(w)]) {
+				return
+			}
+			if !seen[string(w)] {
+				seen[string(w)] = true
+				df[string(w)]++
+			}
+		})
+	}
+	n := float64(len(spans))
+	tf := func(s string) map[string]float64 {
+		m := map[string]float64{}
+		forEachWord(s, &buf, func(w []byte, cjk bool) {
+			if !cjk && (len(w) < 2 || stopWords[string(w)]) {
+				return
+			}
+			m[string(w)]++
+		})
+		return m
+	}
+	ta, tb := tf(original), tf(compressed)
+	var dot, na, nb float64
+	for w, x := range ta {
+		idf := math.Log((1+n)/float64(1+df[w])) + 1
+		x *= idf
+		na += x * x
+		if y, ok := tb[w]; ok {
+			dot += x * y * idf
+		}
+	}
+	for w, y := range tb {
+		idf := math.Log((1+n)/float64(1+df[w])) + 1
+		y *= idf
+		nb += y * y
+	}
+	if na > 0 && nb > 0 {
+		f.TFIDFCosine = min(1, dot/math.Sqrt(na*nb))
+	}
+	return f
+}
+
+// lcs returns the length of the longest common subsequence of a and b
+// (dynamic programming over two rows).
+func lcs(a, b []int32) int {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	prev := make([]int32, len(b)+1)
+	cur := make([]int32, len(b)+1)
+	for _, x := range a {
+		for j, y := range b {
+			switch {
+			case x == y:
+				cur[j+1] = prev[j] + 1
+			case prev[j+1] >= cur[j]:
+				cur[j+1] = prev[j+1]
+			default:
+				cur[j+1] = cur[j]
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return int(prev[len(b)])
+}
