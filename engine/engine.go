@@ -34,6 +34,14 @@ type Stats struct {
 }
 
 // Engine is one serving instance. The zero value is not usable; call New.
+//
+// Internally time is counted in iterations: it is the index of the next
+// iteration to run. A decoding sequence processes exactly one token in every
+// iteration, so its state is kept relative to it (ctx = base + it before
+// iteration it) and is never touched while it decodes; decoders sit in a
+// heap keyed by the iteration that produces their last token. Prefilling
+// sequences (few) are kept in admission order. Between two iterations that
+// change the batch, AdvanceTo jumps in closed form (see advance.go).
 type Engine struct {
 	cfg    Config
 	shared Queue
@@ -44,9 +52,13 @@ type Engine struct {
 	q     []*seq
 	qh    int
 
-	running []*seq // admission order
+	pre     []*seq // prefilling sequences, admission order
+	dec     []*seq // decoding sequences, a min-heap on (fin, ord)
+	cnt     []int  // decoders by residue (-base) mod BlockTokens
+	sumBase int    // sum of base over decoders
 	free    int    // free KV blocks
 	seqno   int64  // admission counter
+	it      int    // index of the next iteration (= iterations run)
 
 	next    float64 // start of the next iteration (valid when not idle)
 	idle    bool    // nothing running, nothing queued
@@ -54,8 +66,11 @@ type Engine struct {
 	lastN   int     // sequences running in the last iteration
 	now     float64 // latest time the caller advanced to
 
-	completed, rejected, preemptions, iterations int64
-	busy                                         float64 // integral up to lastEnd
+	run run // the current closed-form run, if any
+
+	completed, rejected, preemptions int64
+	busy                             float64 // integral up to lastEnd
+	done                             []*seq  // scratch: finished in one iteration
 }
 
 // seq is one request while it is queued or running on this engine.
@@ -64,10 +79,16 @@ type seq struct {
 	ord    int64 // admission order of the current admission
 	admitt bool  // admitted at least once
 	first  bool  // first token produced
-	g      int   // output tokens generated so far
+	g      int   // output tokens generated (prefilling or queued sequences)
 	p      int   // prompt tokens of the current admission (L_in + g at admission)
-	ctx    int   // tokens in the KV cache (prefilled so far while prefilling)
-	blocks int   // KV blocks held
+	ctx    int   // tokens prefilled so far (prefilling sequences)
+	chunk  int   // prompt tokens given in the current iteration or run
+	isDec  bool  // decoding
+	base   int   // decoders: KV tokens before iteration i = base + i
+	gb     int   // decoders: tokens generated before iteration i = gb + i
+	fin    int   // decoders: iteration that produces the last token
+	hidx   int   // decoders: index in the heap
+	grown  int   // decoders: i+1 when given a block at the start of iteration i
 }
 
 // New returns an idle engine at time 0.
@@ -75,7 +96,7 @@ func New(cfg Config) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Engine{cfg: cfg, free: cfg.KVBlocks, idle: true}, nil
+	return &Engine{cfg: cfg, free: cfg.KVBlocks, idle: true, cnt: make([]int, cfg.BlockTokens)}, nil
 }
 
 // Config returns the engine's configuration.
@@ -127,8 +148,8 @@ func (e *Engine) Submit(r *workload.Request, now float64) (Result, bool) {
 	if now > e.now {
 		e.now = now
 	}
-	s := &seq{res: Result{Req: r, Enqueued: now}, p: r.InputTokens}
-	wasEmpty := len(e.running) == 0 && e.queued() == 0
+	s := &seq{res: Result{Req: r, Enqueued: now}, p: r.InputTokens, hidx: -1}
+	wasEmpty := e.nRunning() == 0 && e.queued() == 0
 	e.q = append(e.q, s)
 	if e.idle || wasEmpty {
 		e.idle = false
@@ -145,20 +166,8 @@ func (e *Engine) queued() int { return len(e.front) + len(e.q) - e.qh }
 // enough KV blocks are free for its prompt (ceil(L_in/BlockTokens)). It
 // ignores the blocks decoding sequences may claim at that iteration's start.
 func (e *Engine) CanAdmit(r *workload.Request) bool {
-	return e.Fits(r) && e.queued() == 0 && len(e.running) < e.cfg.MaxSeqs &&
+	return e.Fits(r) && e.queued() == 0 && e.nRunning() < e.cfg.MaxSeqs &&
 		e.blocksFor(r.InputTokens) <= e.free
-}
-
-// NextEvent returns a time, in seconds and strictly after Now(), at or before
-// the end of the next iteration that changes the batch composition (a
-// prefill finishes, a request finishes, a decode step finds no free block, an
-// admission), or +Inf when the engine has nothing to do. Advancing the engine
-// to NextEvent() always runs at least one iteration.
-func (e *Engine) NextEvent() float64 {
-	if e.idle || (len(e.running) == 0 && e.queued() == 0 && (e.shared == nil || e.shared.Peek() == nil)) {
-		return math.Inf(1)
-	}
-	return e.next + e.cfg.Timing.W
 }
 
 // Now returns the time, in seconds, up to which the engine's state is
@@ -172,27 +181,16 @@ func (e *Engine) Stats() Stats {
 		busy -= float64(e.lastN) * (e.lastEnd - e.now)
 	}
 	return Stats{
-		Running:         len(e.running),
+		Running:         e.nRunning(),
 		Queued:          e.queued(),
 		FreeBlocks:      e.free,
 		Completed:       e.completed,
 		Rejected:        e.rejected,
 		Preemptions:     e.preemptions,
-		Iterations:      e.iterations,
+		Iterations:      int64(e.it),
 		BusySlotSeconds: busy,
 	}
 }
 
-// AdvanceTo runs every iteration that starts before t (seconds) and appends
-// the results of the requests that finished to out, in finishing order (ties
-// within one iteration in admission order). AdvanceTo(t1) followed by
-// AdvanceTo(t2) gives the same state as AdvanceTo(t2) alone.
-func (e *Engine) AdvanceTo(t float64, out []Result) []Result {
-	for !e.idle && e.next < t {
-		out = e.step(out)
-	}
-	if t > e.now {
-		e.now = t
-	}
-	return out
-}
+// nRunning returns the number of sequences in the batch.
+func (e *Engine) nRunning() int { return len(e.pre) + len(e.dec) }

@@ -1,0 +1,536 @@
+package engine
+
+import (
+	"math"
+	"slices"
+)
+
+// run is a stretch of iterations with an unchanged batch: every iteration
+// takes a + d*j seconds (j counted from the anchor), so iteration j starts
+// at anchorT + j*a + d*j*(j-1)/2. Every start time inside a run is computed
+// from its anchor, so splitting an advance anywhere gives identical times.
+type run struct {
+	valid    bool
+	anchorIt int     // global index of the run's first iteration
+	anchorT  float64 // its start, s
+	a        float64 // duration of the first iteration, s
+	d        float64 // growth of the duration per iteration, s
+}
+
+// startOf returns the start of the run's j-th iteration.
+func (r *run) startOf(j int) float64 {
+	return r.anchorT + (float64(j)*r.a + r.d*float64(j*(j-1)/2))
+}
+
+// --- private queue ---
+
+// headSeq returns the head of the private queue, or nil.
+func (e *Engine) headSeq() *seq {
+	if n := len(e.front); n > 0 {
+		return e.front[n-1]
+	}
+	if e.qh < len(e.q) {
+		return e.q[e.qh]
+	}
+	return nil
+}
+
+func (e *Engine) popSeq() {
+	if n := len(e.front); n > 0 {
+		e.front[n-1] = nil
+		e.front = e.front[:n-1]
+		return
+	}
+	e.q[e.qh] = nil
+	e.qh++
+	if e.qh == len(e.q) {
+		e.q, e.qh = e.q[:0], 0
+	} else if e.qh >= 1024 && e.qh*2 > len(e.q) {
+		n := copy(e.q, e.q[e.qh:])
+		clear(e.q[n:])
+		e.q, e.qh = e.q[:n], 0
+	}
+}
+
+// --- decoder heap on (fin, ord) ---
+
+func decLess(a, b *seq) bool { return a.fin < b.fin || (a.fin == b.fin && a.ord < b.ord) }
+
+func (e *Engine) heapUp(i int) {
+	h := e.dec
+	s := h[i]
+	for i > 0 {
+		p := (i - 1) / 2
+		if !decLess(s, h[p]) {
+			break
+		}
+		h[i] = h[p]
+		h[i].hidx = i
+		i = p
+	}
+	h[i] = s
+	s.hidx = i
+}
+
+func (e *Engine) heapDown(i int) {
+	h := e.dec
+	n := len(h)
+	s := h[i]
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && decLess(h[c+1], h[c]) {
+			c++
+		}
+		if !decLess(h[c], s) {
+			break
+		}
+		h[i] = h[c]
+		h[i].hidx = i
+		i = c
+	}
+	h[i] = s
+	s.hidx = i
+}
+
+// addDecoder makes s, whose prefill just completed (KV holds s.p tokens,
+// s.g tokens generated), a decoder from iteration i on.
+func (e *Engine) addDecoder(s *seq, i int) {
+	s.isDec = true
+	s.base = s.p - i
+	s.gb = s.g - i
+	s.fin = s.res.Req.OutputTokens - 1 - s.gb
+	s.grown = 0
+	e.cnt[e.residue(s.base)]++
+	e.sumBase += s.base
+	s.hidx = len(e.dec)
+	e.dec = append(e.dec, s)
+	e.heapUp(s.hidx)
+}
+
+// removeDecoder takes s out of the decoder heap.
+func (e *Engine) removeDecoder(s *seq) {
+	i := s.hidx
+	n := len(e.dec) - 1
+	if i != n {
+		e.dec[i] = e.dec[n]
+		e.dec[i].hidx = i
+	}
+	e.dec[n] = nil
+	e.dec = e.dec[:n]
+	if i != n {
+		e.heapDown(i)
+		e.heapUp(e.dec[i].hidx)
+	}
+	e.cnt[e.residue(s.base)]--
+	e.sumBase -= s.base
+	s.isDec = false
+	s.hidx = -1
+}
+
+// residue returns the class of a decoder with the given base: it needs a new
+// block at the start of iteration i exactly when i mod BlockTokens equals
+// the class (its KV then holds a multiple of BlockTokens tokens).
+func (e *Engine) residue(base int) int {
+	bt := e.cfg.BlockTokens
+	return ((-base)%bt + bt) % bt
+}
+
+// blocksNeeded returns the blocks decoders claim at the start of iteration i.
+func (e *Engine) blocksNeeded(i int) int {
+	if len(e.dec) == 0 {
+		return 0
+	}
+	return e.cnt[i%e.cfg.BlockTokens]
+}
+
+// admissible reports whether the queue head would be admitted at the next
+// iteration's start when free blocks are free after the decoders' growth.
+func (e *Engine) admissible(free int) bool {
+	if e.nRunning() >= e.cfg.MaxSeqs {
+		return false
+	}
+	if s := e.headSeq(); s != nil {
+		return e.blocksFor(s.p) <= free
+	}
+	if e.shared != nil {
+		if r := e.shared.Peek(); r != nil {
+			return e.blocksFor(r.InputTokens) <= free
+		}
+	}
+	return false
+}
+
+// planAt returns the active sequences, KV tokens and prompt tokens of
+// iteration it+k, assuming the batch does not change before it and, for
+// k > 0, that every prefilling sequence gets its run chunk until then. With
+// store it records each prefilling sequence's chunk.
+func (e *Engine) planAt(k int, store bool) (nAct, kv, pt int) {
+	nDec := len(e.dec)
+	nAct = nDec
+	kv = e.sumBase + nDec*(e.it+k+1)
+	left := -1
+	if b := e.cfg.BatchTokenBudget; b > 0 {
+		left = max(0, b-nDec)
+	}
+	C := e.cfg.ChunkTokens
+	for _, s := range e.pre {
+		ctx := s.ctx
+		if k > 0 {
+			ctx += s.chunk * k
+		}
+		c := min(C, s.p-ctx)
+		if left >= 0 {
+			c = min(c, left)
+			left -= c
+		}
+		if store {
+			s.chunk = c
+		}
+		if c > 0 {
+			nAct++
+			pt += c
+			kv += ctx + c
+		}
+	}
+	return nAct, kv, pt
+}
+
+// iterTime is the iteration-time model, s.
+func (e *Engine) iterTime(nAct, kv, pt int) float64 {
+	tm := &e.cfg.Timing
+	return tm.W + tm.HSeq*float64(nAct) + tm.HKV*float64(kv) + tm.P*float64(pt)
+}
+
+// establish anchors a run at the next iteration.
+func (e *Engine) establish() {
+	nAct, kv, pt := e.planAt(0, true)
+	e.run = run{valid: true, anchorIt: e.it, anchorT: e.next,
+		a: e.iterTime(nAct, kv, pt), d: e.cfg.Timing.HKV * float64(len(e.dec)+pt)}
+}
+
+// quiet reports whether the next iteration starts without a change to the
+// batch (no preemption, no admission).
+func (e *Engine) quiet() bool {
+	if e.nRunning() == 0 {
+		return false
+	}
+	need := e.blocksNeeded(e.it)
+	return need <= e.free && !e.admissible(e.free-need)
+}
+
+// horizon returns, for a quiet next iteration, the number of iterations
+// before the next one that changes the batch (it may be 0), and whether that
+// one starts with a preemption. It establishes the run if needed.
+func (e *Engine) horizon() (k int, exhaust bool) {
+	if !e.run.valid {
+		e.establish()
+	}
+	k = math.MaxInt
+	if n := len(e.dec); n > 0 {
+		k = e.dec[0].fin - e.it
+		// First iteration whose block needs exceed the free blocks: every
+		// BlockTokens iterations each decoder needs exactly one block.
+		bt := e.cfg.BlockTokens
+		q := e.free / n
+		acc := q * n
+		for l := 0; ; l++ {
+			acc += e.cnt[(e.it+l)%bt]
+			if acc > e.free {
+				if j := q*bt + l; j <= k {
+					k, exhaust = j, true
+				}
+				break
+			}
+		}
+	}
+	for _, s := range e.pre {
+		if s.chunk > 0 {
+			if j := (s.p - s.ctx - 1) / s.chunk; j < k {
+				k, exhaust = j, false
+			}
+		}
+	}
+	return k, exhaust
+}
+
+// jumpLen returns how many quiet iterations starting before t to jump over
+// (0: run the next iteration with the general step).
+func (e *Engine) jumpLen(t float64) int {
+	if !e.quiet() {
+		return 0
+	}
+	kMax, _ := e.horizon()
+	if kMax == 0 {
+		return 0
+	}
+	r := &e.run
+	m := e.it - r.anchorIt
+	last := m + kMax - 1
+	if r.startOf(last) < t {
+		return kMax
+	}
+	// Smallest J in (m, last] with startOf(J) >= t: solve
+	// a*J + d*J*(J-1)/2 = t - anchorT, then correct with the exact sum.
+	D := t - r.anchorT
+	b := r.a - r.d/2
+	x := D / r.a
+	if r.d > 0 {
+		x = 2 * D / (b + math.Sqrt(b*b+2*r.d*D))
+	}
+	J := last
+	if x < float64(last) {
+		J = max(m+1, int(math.Ceil(x)))
+	}
+	for J > m+1 && r.startOf(J-1) >= t {
+		J--
+	}
+	for J < last && r.startOf(J) < t {
+		J++
+	}
+	return J - m
+}
+
+// jump runs k quiet iterations in closed form.
+func (e *Engine) jump(k int) {
+	i := e.it
+	if n := len(e.dec); n > 0 {
+		bt := e.cfg.BlockTokens
+		alloc := (k / bt) * n
+		for l := 0; l < k%bt; l++ {
+			alloc += e.cnt[(i+l)%bt]
+		}
+		e.free -= alloc
+	}
+	for _, s := range e.pre {
+		s.ctx += s.chunk * k
+	}
+	end := e.run.startOf(i - e.run.anchorIt + k)
+	n := e.nRunning()
+	e.busy += float64(n) * (end - e.next)
+	e.lastN, e.lastEnd = n, end
+	e.next = end
+	e.it += k
+}
+
+// AdvanceTo runs every iteration that starts before t (seconds) and appends
+// the results of the requests that finished to out, in finishing order (ties
+// within one iteration in admission order). AdvanceTo(t1) followed by
+// AdvanceTo(t2) gives the same state as AdvanceTo(t2) alone.
+func (e *Engine) AdvanceTo(t float64, out []Result) []Result {
+	for !e.idle && e.next < t {
+		if k := e.jumpLen(t); k > 0 {
+			e.jump(k)
+		} else {
+			out = e.step(out)
+		}
+	}
+	if t > e.now {
+		e.now = t
+	}
+	return out
+}
+
+// NextEvent returns a time, in seconds and strictly after Now(), no later
+// than the end of the next iteration that changes the batch composition (a
+// prefill finishes, a request finishes, a decode step finds no free block,
+// an admission), or +Inf when the engine has nothing to do. When the next
+// change is a prefill or a completion it is exactly that iteration's end;
+// when it is an admission or a preemption at an iteration's start it is that
+// start plus Timing.W. Advancing the engine to NextEvent() always runs at
+// least one iteration. It must be read again after Submit and after any
+// change to the shared queue.
+func (e *Engine) NextEvent() float64 {
+	if e.idle {
+		return math.Inf(1)
+	}
+	if e.nRunning() == 0 && e.queued() == 0 && (e.shared == nil || e.shared.Peek() == nil) {
+		return math.Inf(1)
+	}
+	if !e.quiet() {
+		return e.next + e.cfg.Timing.W
+	}
+	k, exhaust := e.horizon()
+	start := e.run.startOf(e.it - e.run.anchorIt + k)
+	if exhaust {
+		return start + e.cfg.Timing.W
+	}
+	return start + e.iterTime(e.planAt(k, false))
+}
+
+// step runs the iteration starting at e.next with the general rules.
+func (e *Engine) step(out []Result) []Result {
+	cfg := &e.cfg
+	i := e.it
+	start := e.next
+	e.run.valid = false
+	// 1. KV growth of decoding sequences.
+	preempted := false
+	if need := e.blocksNeeded(i); need <= e.free {
+		e.free -= need
+	} else {
+		e.growPreempt(i)
+		preempted = true
+	}
+	// 2. Admission from the queue head(s), unless this iteration preempted.
+	for !preempted && e.nRunning() < cfg.MaxSeqs {
+		s := e.headSeq()
+		fromShared := false
+		if s == nil && e.shared != nil {
+			if r := e.shared.Peek(); r != nil {
+				s = &seq{res: Result{Req: r, Enqueued: start}, p: r.InputTokens, hidx: -1}
+				fromShared = true
+			}
+		}
+		if s == nil {
+			break
+		}
+		need := e.blocksFor(s.p)
+		if need > e.free {
+			break
+		}
+		if fromShared {
+			e.shared.Pop()
+		} else {
+			e.popSeq()
+		}
+		e.free -= need
+		s.ctx, s.chunk = 0, 0
+		e.seqno++
+		s.ord = e.seqno
+		if !s.admitt {
+			s.admitt = true
+			s.res.Admitted = start
+		}
+		e.pre = append(e.pre, s)
+	}
+	n := e.nRunning()
+	if n == 0 {
+		e.idle = true
+		return out
+	}
+	// 3. Tokens and time.
+	dt := e.iterTime(e.planAt(0, true))
+	end := start + dt
+	e.busy += float64(n) * dt
+	e.lastN, e.lastEnd = n, end
+	// 4. Apply. Decoders that produce their last token leave first.
+	done := e.done[:0]
+	for len(e.dec) > 0 && e.dec[0].fin == i {
+		s := e.dec[0]
+		e.free += e.blocksFor(s.base + i + 1)
+		e.removeDecoder(s)
+		done = append(done, s)
+	}
+	nd := len(done)
+	k := 0
+	for _, s := range e.pre {
+		if s.chunk > 0 {
+			s.ctx += s.chunk
+			if s.ctx == s.p {
+				s.g++
+				if !s.first {
+					s.first = true
+					s.res.FirstToken = end
+				}
+				if s.g == s.res.Req.OutputTokens {
+					e.free += e.blocksFor(s.p)
+					done = append(done, s)
+				} else {
+					e.addDecoder(s, i+1)
+				}
+				continue
+			}
+		}
+		e.pre[k] = s
+		k++
+	}
+	clear(e.pre[k:])
+	e.pre = e.pre[:k]
+	if nd > 0 && len(done) > nd {
+		slices.SortFunc(done, func(a, b *seq) int { return int(a.ord - b.ord) })
+	}
+	for _, s := range done {
+		s.res.Finished = end
+		out = append(out, s.res)
+	}
+	e.completed += int64(len(done))
+	clear(done)
+	e.done = done[:0]
+	e.it++
+	e.next = end
+	if e.nRunning() == 0 && e.queued() == 0 && e.shared == nil {
+		e.idle = true
+	}
+	return out
+}
+
+// growPreempt hands out the blocks decoders need at the start of iteration
+// i, oldest first, preempting the most recently admitted sequence while none
+// is free.
+func (e *Engine) growPreempt(i int) {
+	bt := e.cfg.BlockTokens
+	var needy []*seq
+	for _, s := range e.dec {
+		if (s.base+i)%bt == 0 {
+			needy = append(needy, s)
+		}
+	}
+	slices.SortFunc(needy, func(a, b *seq) int { return int(a.ord - b.ord) })
+	for _, s := range needy {
+		if !s.isDec {
+			continue // preempted for an older one
+		}
+		for e.free == 0 {
+			v := e.victim()
+			e.preempt(v, i)
+			if v == s {
+				break
+			}
+		}
+		if s.isDec {
+			e.free--
+			s.grown = i + 1
+		}
+	}
+}
+
+// victim returns the most recently admitted running sequence.
+func (e *Engine) victim() *seq {
+	var v *seq
+	if n := len(e.pre); n > 0 {
+		v = e.pre[n-1]
+	}
+	for _, s := range e.dec {
+		if v == nil || s.ord > v.ord {
+			v = s
+		}
+	}
+	return v
+}
+
+// preempt frees all of s's blocks at the start of iteration i and puts it
+// back at the head of the private queue.
+func (e *Engine) preempt(s *seq, i int) {
+	if s.isDec {
+		blocks := e.blocksFor(s.base + i)
+		if s.grown == i+1 {
+			blocks++
+		}
+		s.g = s.gb + i
+		e.removeDecoder(s)
+		e.free += blocks
+	} else {
+		// The most recent sequence, when prefilling, is the last one.
+		e.pre[len(e.pre)-1] = nil
+		e.pre = e.pre[:len(e.pre)-1]
+		e.free += e.blocksFor(s.p)
+	}
+	s.p = s.res.Req.InputTokens + s.g
+	s.ctx, s.chunk = 0, 0
+	s.res.Preemptions++
+	e.preemptions++
+	e.front = append(e.front, s)
+}
