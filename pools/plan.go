@@ -1,0 +1,536 @@
+package pools
+
+import (
+	"fmt"
+	"math"
+)
+
+// This file is the FleetOpt planner (FleetOpt §3–§6, Algorithm 1) with the
+// token-budget paper's cost model (§3, §4.2 eq. 8, App. A) beside it.
+// docs/planner.md describes the model and how its numbers compare with the
+// papers'.
+
+// HoursPerYear annualizes hourly GPU prices (FleetOpt Table 3).
+const HoursPerYear = 8760
+
+// DefaultLongCtx is the long pool's (and the homogeneous fleet's) max
+// context, tokens (FleetOpt §7.1).
+const DefaultLongCtx = 65536
+
+// Headroom factors of the token-budget paper's analytical profiler
+// (App. A): GPUs = ceil(λ/μ·β).
+const (
+	HeadroomHomo  = 1.08
+	HeadroomShort = 1.05
+	HeadroomLong  = 1.02
+)
+
+// Planner method names.
+const (
+	MethodHomo     = "homo"     // one pool at the long context
+	MethodPR       = "pr"       // pool routing at B_short, γ = 1
+	MethodRetrofit = "retrofit" // PR + C&R at γ (long pool recalibrated on L > γB)
+	MethodFleetOpt = "fleetopt" // Algorithm 1: argmin over B × γ
+)
+
+// Methods lists the planner methods in report order.
+func Methods() []string { return []string{MethodHomo, MethodPR, MethodRetrofit, MethodFleetOpt} }
+
+// DefaultGammas is FleetOpt's compression-bandwidth grid {1.0, 1.1, …, 2.0}.
+func DefaultGammas() []float64 {
+	g := make([]float64, 11)
+	for i := range g {
+		g[i] = 1 + float64(i)/10
+	}
+	return g
+}
+
+// Config is a planning problem. Zero fields take the defaults named.
+type Config struct {
+	Rate        float64   // fleet arrival rate λ, requests/s (> 0)
+	SLO         float64   // P99 TTFT target, s; 0 = none (size by RhoMax only)
+	RhoMax      float64   // utilization cap (DefaultRhoMax)
+	ShortGPU    GPU       // GPU of the short pool
+	LongGPU     GPU       // GPU of the long and the homogeneous pool
+	LongCtx     int       // long-pool and homogeneous max context, tokens (DefaultLongCtx)
+	BShort      int       // short-pool boundary and max context, tokens
+	Gamma       float64   // C&R bandwidth for retrofit (>= 1; default 1.5)
+	PC          float64   // compressibility p_c in [0, 1] (default 1)
+	Calibration string    // CalibExact (default) or CalibMonteCarlo
+	Seed        uint64    // Monte Carlo seed (DefaultSeed when 0)
+	Timing      string    // TimingKV (default) or TimingPaper
+	Gammas      []float64 // FleetOpt γ grid (DefaultGammas)
+}
+
+// withDefaults fills zero fields.
+func (c Config) withDefaults() Config {
+	if c.RhoMax == 0 {
+		c.RhoMax = DefaultRhoMax
+	}
+	if c.LongCtx == 0 {
+		c.LongCtx = DefaultLongCtx
+	}
+	if c.Gamma == 0 {
+		c.Gamma = 1.5
+	}
+	if c.Calibration == "" {
+		c.Calibration = CalibExact
+	}
+	if c.Seed == 0 {
+		c.Seed = DefaultSeed
+	}
+	if c.Timing == "" {
+		c.Timing = DefaultTiming
+	}
+	if c.Gammas == nil {
+		c.Gammas = DefaultGammas()
+	}
+	return c
+}
+
+// Validate checks a Config (after defaults); errors name the field, the
+// value and what is allowed.
+func (c Config) Validate() error {
+	switch {
+	case !(c.Rate > 0) || math.IsInf(c.Rate, 0):
+		return fmt.Errorf("rate %v requests/s: must be finite and > 0", c.Rate)
+	case !(c.SLO >= 0) || math.IsInf(c.SLO, 0):
+		return fmt.Errorf("slo-ttft-p99 %v s: must be finite and >= 0 (0 = no TTFT target)", c.SLO)
+	case !(c.RhoMax > 0 && c.RhoMax < 1):
+		return fmt.Errorf("rho-max %v: the utilization cap must be in (0, 1) (at ϱ >= 1 the queue is unstable)", c.RhoMax)
+	case c.ShortGPU.Name == "" || c.LongGPU.Name == "":
+		return fmt.Errorf("gpu: missing (allowed: %v)", GPUNames())
+	case c.LongCtx < 2:
+		return fmt.Errorf("long-pool max context %d tokens: must be >= 2", c.LongCtx)
+	case c.LongGPU.Slots(c.LongCtx) < 1:
+		return fmt.Errorf("long-pool max context %d tokens: exceeds the KV budget of one %s instance", c.LongCtx, c.LongGPU.Name)
+	case c.BShort < 0 || c.BShort >= c.LongCtx:
+		return fmt.Errorf("b-short %d tokens: must be in [1, %d) (below the long-pool context)", c.BShort, c.LongCtx)
+	case c.BShort > 0 && c.ShortGPU.Slots(c.BShort) < 1:
+		return fmt.Errorf("b-short %d tokens: exceeds the KV budget of one %s instance", c.BShort, c.ShortGPU.Name)
+	case !(c.Gamma >= 1) || math.IsInf(c.Gamma, 0):
+		return fmt.Errorf("gamma %v: must be >= 1 (the borderline band is (B, γB])", c.Gamma)
+	case !(c.PC >= 0 && c.PC <= 1):
+		return fmt.Errorf("p-c %v: must be in [0, 1]", c.PC)
+	case c.Calibration != CalibExact && c.Calibration != CalibMonteCarlo:
+		return fmt.Errorf("calibration %q: allowed exact, montecarlo", c.Calibration)
+	case c.Timing != TimingKV && c.Timing != TimingPaper:
+		return fmt.Errorf("timing %q: allowed kv, paper", c.Timing)
+	}
+	for _, g := range c.Gammas {
+		if !(g >= 1) || math.IsInf(g, 0) {
+			return fmt.Errorf("gamma grid value %v: must be >= 1", g)
+		}
+	}
+	return nil
+}
+
+// PoolPlan is one sized pool. JSON keys are part of the CLI contract.
+type PoolPlan struct {
+	Name         string  `json:"name"`            // "short", "long" or "homogeneous"
+	GPU          string  `json:"gpu"`             // catalog name
+	MaxCtx       int     `json:"max_ctx"`         // max context, tokens
+	Slots        int     `json:"slots"`           // sequences per GPU at MaxCtx
+	SliceLo      int     `json:"slice_lo"`        // calibration slice (lo, hi], tokens
+	SliceHi      int     `json:"slice_hi"`        //
+	ArrivalRate  float64 `json:"arrival_rate"`    // λ_p, requests/s
+	MuGPU        float64 `json:"mu_gpu"`          // n_slots/E[S], requests/s per GPU
+	MeanServiceS float64 `json:"mean_service_s"`  // E[S], s
+	Cs2          float64 `json:"cs2"`             // Var[S]/E[S]²
+	GPUs         int     `json:"gpus"`            // planned GPU count
+	GPUsByRhoMax int     `json:"gpus_by_rho_max"` // ceil(λ/(ρ_max μ_gpu))
+	Utilization  float64 `json:"utilization"`     // λ/(GPUs·μ_gpu)
+	P99WaitS     float64 `json:"p99_wait_s"`      // Kimura P99 wait at GPUs, s
+	P99PrefillS  float64 `json:"p99_prefill_s"`   // prefill of the P99-length request at the operating point, s
+	IterS        float64 `json:"iter_s"`          // iteration time at the operating point, s
+	P99TTFTS     float64 `json:"p99_ttft_s"`      // P99 wait + P99 prefill + one iteration, s
+	ProfilerGPUs int     `json:"profiler_gpus"`   // token-budget profiler ceil(λ/μ·β)
+	USDPerHour   float64 `json:"usd_per_gpu_hour"`
+	AnnualUSD    float64 `json:"annual_cost_usd"`
+
+	stats ServiceStats
+}
+
+// Stats returns the pool's calibrated service-time statistics.
+func (p PoolPlan) Stats() ServiceStats { return p.stats }
+
+// MethodPlan is one method's fleet.
+type MethodPlan struct {
+	Method       string     `json:"method"`
+	Calibration  string     `json:"calibration"`
+	BShort       int        `json:"b_short,omitempty"` // short-pool boundary, tokens
+	Gamma        float64    `json:"gamma,omitempty"`   // C&R bandwidth
+	PC           float64    `json:"p_c"`               // compressibility
+	Alpha        float64    `json:"alpha"`             // F(B)
+	Beta         float64    `json:"beta"`              // F(γB) − F(B)
+	AlphaPrime   float64    `json:"alpha_prime"`       // α + β·p_c
+	CliffRatio   float64    `json:"cliff_ratio"`       // short slots / long slots
+	Archetype    string     `json:"archetype,omitempty"`
+	Pools        []PoolPlan `json:"pools"`
+	TotalGPUs    int        `json:"total_gpus"`
+	AnnualUSD    float64    `json:"annual_cost_usd"`
+	Savings      float64    `json:"savings_vs_homogeneous"`    // 1 − cost/homogeneous cost
+	ClosedForm   float64    `json:"closed_form_savings"`       // α′(1 − 1/ρ), ρ = μ_s/μ_homo (token-budget eq. 7)
+	Corrected    float64    `json:"corrected_formula_gpus"`    // α′λ/μ_s + (1−α′)λ/μ_l (token-budget eq. 8)
+	CorrectedSav float64    `json:"corrected_formula_savings"` // 1 − eq. 8 / (λ/μ_homo)
+	ProfilerGPUs int        `json:"profiler_gpus"`             // Σ pools' ceil(λ/μ·β)
+	SweepCells   int        `json:"sweep_cells,omitempty"`     // FleetOpt: cells evaluated
+}
+
+// Plan is the planner's answer for every method asked.
+type Plan struct {
+	Workload      string       `json:"workload"`
+	Rate          float64      `json:"rate"`
+	SLOTTFTP99S   float64      `json:"slo_ttft_p99_s"` // 0 = none
+	RhoMax        float64      `json:"rho_max"`
+	Calibration   string       `json:"calibration"`
+	Samples       int          `json:"monte_carlo_samples,omitempty"`
+	Seed          uint64       `json:"seed,omitempty"`
+	Timing        string       `json:"timing"`
+	InputFraction float64      `json:"input_fraction"`
+	ChunkTokens   int          `json:"chunk_tokens"`
+	Methods       []MethodPlan `json:"methods"`
+}
+
+// Planner sizes fleets for one workload CDF. It caches calibrations, so a
+// sweep calibrates every slice once. Not safe for concurrent use.
+type Planner struct {
+	cfg   Config
+	cal   *Calibrator
+	cache map[calKey]ServiceStats
+	homo  *MethodPlan
+}
+
+type calKey struct {
+	lo, hi, ctx int
+	gpu         string
+}
+
+// NewPlanner validates cfg and binds it to a calibrator.
+func NewPlanner(cal *Calibrator, cfg Config) (*Planner, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cal == nil {
+		return nil, fmt.Errorf("calibrator: missing")
+	}
+	if m := cal.CDF().Max(); m > cfg.LongCtx {
+		return nil, fmt.Errorf("CDF %q reaches %d tokens, above the long-pool max context %d: those requests could not be served", cal.CDF().Name, m, cfg.LongCtx)
+	}
+	if cfg.ShortGPU.ChunkTokens != cal.chunk || cfg.LongGPU.ChunkTokens != cal.chunk {
+		return nil, fmt.Errorf("prefill chunk: the calibrator uses %d tokens, the GPUs %d/%d", cal.chunk, cfg.ShortGPU.ChunkTokens, cfg.LongGPU.ChunkTokens)
+	}
+	return &Planner{cfg: cfg, cal: cal, cache: map[calKey]ServiceStats{}}, nil
+}
+
+// Config returns the planner's configuration with defaults applied.
+func (pl *Planner) Config() Config { return pl.cfg }
+
+// calibrate returns (cached) statistics of slice (lo, hi] served by g at ctx.
+func (pl *Planner) calibrate(g GPU, ctx, lo, hi int) (ServiceStats, PoolTiming, error) {
+	pt, err := PoolTimingOf(g, ctx, pl.cfg.Timing)
+	if err != nil {
+		return ServiceStats{}, pt, err
+	}
+	k := calKey{lo, hi, ctx, g.Name}
+	if st, ok := pl.cache[k]; ok {
+		return st, pt, nil
+	}
+	st, err := pl.cal.Calibrate(pl.cfg.Calibration, lo, hi, pt, pl.cfg.Seed)
+	if err != nil {
+		return st, pt, err
+	}
+	pl.cache[k] = st
+	return st, pt, nil
+}
+
+// operatingIter is the iteration time of a pool at utilization rho: the
+// paper preset's W + H·ϱ·n_slots, or the kv preset's W + (H/CalibCtx)·
+// ϱ·n_slots·E[S·L]/E[S] (the context a busy slot holds on average).
+func operatingIter(pt PoolTiming, st ServiceStats, rho float64) float64 {
+	if pt.Preset == TimingPaper {
+		return pt.W + pt.H*rho*float64(pt.Slots)
+	}
+	return pt.W + pt.H/float64(pt.CalibCtx)*rho*float64(pt.Slots)*st.KVLen
+}
+
+// sizePool calibrates and sizes one pool.
+func (pl *Planner) sizePool(name string, g GPU, ctx, lo, hi int, lambda float64, headroom float64) (PoolPlan, error) {
+	st, pt, err := pl.calibrate(g, ctx, lo, hi)
+	if err != nil {
+		return PoolPlan{}, fmt.Errorf("pool %s: %w", name, err)
+	}
+	p := PoolPlan{Name: name, GPU: g.Name, MaxCtx: ctx, Slots: pt.Slots, SliceLo: lo, SliceHi: hi,
+		ArrivalRate: lambda, MuGPU: st.MuGPU, MeanServiceS: st.MeanS, Cs2: st.Cs2,
+		USDPerHour: g.CostPerHour, stats: st}
+	// Eq. 8 budget with the iteration time at the cap ρ_max (an upper bound
+	// at any size the cap allows).
+	iterCap := operatingIter(pt, st, pl.cfg.RhoMax)
+	budget := math.Inf(1)
+	if pl.cfg.SLO > 0 {
+		budget = pl.cfg.SLO - float64(st.P99Iters)*iterCap - iterCap
+		if !(budget > 0) {
+			return PoolPlan{}, fmt.Errorf("pool %s: slo-ttft-p99 %.4g s is below its P99 prefill %.4g s + one iteration %.4g s (P99 length %d tokens, %d chunks at ϱ = %.2f); no fleet size meets it",
+				name, pl.cfg.SLO, float64(st.P99Iters)*iterCap, iterCap, st.P99Len, st.P99Iters, pl.cfg.RhoMax)
+		}
+	}
+	r, err := MinGPUs(SizeInput{Lambda: lambda, Slots: pt.Slots, MeanS: st.MeanS, Cs2: st.Cs2, WaitMax: budget, RhoMax: pl.cfg.RhoMax})
+	if err != nil {
+		return PoolPlan{}, fmt.Errorf("pool %s: %w", name, err)
+	}
+	p.GPUs, p.GPUsByRhoMax, p.Utilization, p.P99WaitS = r.GPUs, r.ByRhoMax, r.Utilization, r.P99Wait
+	it := operatingIter(pt, st, r.Utilization)
+	p.IterS = it
+	p.P99PrefillS = float64(st.P99Iters) * it
+	p.P99TTFTS = p.P99WaitS + p.P99PrefillS + it
+	if lambda > 0 {
+		p.ProfilerGPUs = int(math.Ceil(lambda / st.MuGPU * headroom * (1 - 1e-12)))
+	}
+	p.AnnualUSD = float64(p.GPUs) * g.CostPerHour * HoursPerYear
+	return p, nil
+}
+
+// Homogeneous returns the homogeneous fleet: one pool at LongCtx on the
+// long GPU serving every request.
+func (pl *Planner) Homogeneous() (MethodPlan, error) {
+	if pl.homo != nil {
+		return *pl.homo, nil
+	}
+	c := pl.cfg
+	p, err := pl.sizePool("homogeneous", c.LongGPU, c.LongCtx, 0, c.LongCtx, c.Rate, HeadroomHomo)
+	if err != nil {
+		return MethodPlan{}, err
+	}
+	m := MethodPlan{Method: MethodHomo, Calibration: c.Calibration, Alpha: 0, PC: c.PC, CliffRatio: 1,
+		Pools: []PoolPlan{p}, TotalGPUs: p.GPUs, AnnualUSD: p.AnnualUSD, ProfilerGPUs: p.ProfilerGPUs,
+		Corrected: c.Rate / p.MuGPU}
+	pl.homo = &m
+	return m, nil
+}
+
+// Split returns the two-pool fleet at boundary b and bandwidth gamma with
+// compressibility pc (FleetOpt eq. 1–2 and Algorithm 1, lines 5–11): the
+// short pool (max context b) receives α′λ with α′ = F(b) + p_c(F(γb) − F(b))
+// and is calibrated on L <= b; the long pool receives (1 − α′)λ and is
+// calibrated on L > floor(γb) (recalibrated after compression). When no
+// request lies above γb but uncompressed borderline traffic remains
+// (p_c < 1), the long pool is calibrated on L > b instead. A pool with no
+// traffic is left out. method names the result.
+func (pl *Planner) Split(method string, b int, gamma, pc float64) (MethodPlan, error) {
+	c := pl.cfg
+	if b < 1 || b >= c.LongCtx {
+		return MethodPlan{}, fmt.Errorf("b-short %d tokens: must be in [1, %d)", b, c.LongCtx)
+	}
+	if !(gamma >= 1) {
+		return MethodPlan{}, fmt.Errorf("gamma %v: must be >= 1", gamma)
+	}
+	maxT := pl.cal.CDF().Max()
+	gb := min(int(math.Floor(gamma*float64(b)*(1+1e-12))), c.LongCtx)
+	alpha := pl.cal.F(b)
+	beta := pl.cal.F(gb) - alpha
+	ap := alpha + beta*pc
+	if !(alpha > 0) {
+		return MethodPlan{}, fmt.Errorf("b-short %d tokens: the short pool's CDF slice (0, %d] is empty (F(%d) = 0)", b, b, b)
+	}
+	m := MethodPlan{Method: method, Calibration: c.Calibration, BShort: b, Gamma: gamma, PC: pc,
+		Alpha: alpha, Beta: beta, AlphaPrime: ap}
+	short, err := pl.sizePool("short", c.ShortGPU, b, 0, b, ap*c.Rate, HeadroomShort)
+	if err != nil {
+		return MethodPlan{}, err
+	}
+	m.Pools = append(m.Pools, short)
+	lamL := (1 - ap) * c.Rate
+	var long *PoolPlan
+	if lamL > 1e-12*c.Rate {
+		lo := gb
+		if gb >= maxT || !(pl.cal.F(maxT)-pl.cal.F(gb) > 0) {
+			lo = b
+		}
+		if !(pl.cal.F(maxT)-pl.cal.F(lo) > 0) {
+			return MethodPlan{}, fmt.Errorf("b-short %d tokens: the long pool's CDF slice (%d, %d] is empty", b, lo, c.LongCtx)
+		}
+		p, err := pl.sizePool("long", c.LongGPU, c.LongCtx, lo, c.LongCtx, lamL, HeadroomLong)
+		if err != nil {
+			return MethodPlan{}, err
+		}
+		m.Pools = append(m.Pools, p)
+		long = &m.Pools[len(m.Pools)-1]
+	}
+	m.CliffRatio = float64(short.Slots) / float64(c.LongGPU.Slots(c.LongCtx))
+	m.Archetype = Archetype(alpha, pl.cal.F(min(int(1.5*float64(b)), c.LongCtx))-alpha)
+	for _, p := range m.Pools {
+		m.TotalGPUs += p.GPUs
+		m.AnnualUSD += p.AnnualUSD
+		m.ProfilerGPUs += p.ProfilerGPUs
+	}
+	m.Corrected = ap * c.Rate / short.MuGPU
+	if long != nil {
+		m.Corrected += lamL / long.MuGPU
+	}
+	if err := pl.compare(&m, short.MuGPU); err != nil {
+		return MethodPlan{}, err
+	}
+	return m, nil
+}
+
+// compare fills the savings against the homogeneous fleet.
+func (pl *Planner) compare(m *MethodPlan, muShort float64) error {
+	h, err := pl.Homogeneous()
+	if err != nil {
+		return err
+	}
+	hp := h.Pools[0]
+	if h.AnnualUSD > 0 {
+		m.Savings = 1 - m.AnnualUSD/h.AnnualUSD
+	}
+	rho := muShort / hp.MuGPU
+	m.ClosedForm = m.AlphaPrime * (1 - 1/rho)
+	m.CorrectedSav = 1 - m.Corrected/h.Corrected
+	return nil
+}
+
+// Archetype classifies a workload at a boundary (FleetOpt §2.4) from
+// α = F(B) and the borderline fraction β = F(1.5B) − F(B): "III"
+// (concentrated above) when α < 0.5; "I" (concentrated below) when
+// α >= 0.85 and the borderline band holds at least half of the traffic
+// above B; "II" (dispersed) otherwise. FleetOpt Table 2 labels Azure
+// (α = 0.898, β/(1−α) = 0.76) and LMSYS (0.909, 0.51) "I/II" and
+// agent-heavy (0.740) "II"; these thresholds give I, I and II.
+func Archetype(alpha, beta float64) string {
+	switch {
+	case alpha < 0.5:
+		return "III"
+	case alpha >= 0.85 && (alpha >= 1 || beta/(1-alpha) >= 0.5):
+		return "I"
+	}
+	return "II"
+}
+
+// PR returns the pool-routing fleet at the configured B_short (γ = 1).
+func (pl *Planner) PR() (MethodPlan, error) {
+	if pl.cfg.BShort == 0 {
+		return MethodPlan{}, fmt.Errorf("b-short: required for method pr")
+	}
+	return pl.Split(MethodPR, pl.cfg.BShort, 1, pl.cfg.PC)
+}
+
+// Retrofit returns PR + C&R at the configured B_short and γ: the short pool
+// is co-sized for the compressed α′λ and the long pool recalibrated on the
+// requests above γB (FleetOpt §7.1 baseline 3).
+func (pl *Planner) Retrofit() (MethodPlan, error) {
+	if pl.cfg.BShort == 0 {
+		return MethodPlan{}, fmt.Errorf("b-short: required for method retrofit")
+	}
+	return pl.Split(MethodRetrofit, pl.cfg.BShort, pl.cfg.Gamma, pl.cfg.PC)
+}
+
+// Candidates returns FleetOpt's hardware-feasible boundaries: the CDF
+// breakpoints B below the long context at which one short GPU holds at least
+// one max-length sequence and the short slice is not empty.
+func (pl *Planner) Candidates() []int {
+	var out []int
+	for _, p := range pl.cal.CDF().Points {
+		b := p.Tokens
+		if b >= pl.cfg.LongCtx || pl.cfg.ShortGPU.Slots(b) < 1 || !(p.F > 0) {
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// Cell is one (B, γ) cell of the FleetOpt sweep.
+type Cell struct {
+	BShort int
+	Gamma  float64
+	Plan   MethodPlan // the fleet; zero when Err is set
+	Err    error      // why the cell is infeasible (e.g. the SLO)
+}
+
+// Sweep evaluates every candidate B × γ cell (Algorithm 1, lines 3–13).
+func (pl *Planner) Sweep(bs []int, gammas []float64) []Cell {
+	cells := make([]Cell, 0, len(bs)*len(gammas))
+	for _, b := range bs {
+		for _, g := range gammas {
+			p, err := pl.Split(MethodFleetOpt, b, g, pl.cfg.PC)
+			cells = append(cells, Cell{BShort: b, Gamma: g, Plan: p, Err: err})
+		}
+	}
+	return cells
+}
+
+// FleetOpt returns the cheapest feasible cell of the sweep over
+// Candidates() × Gammas (ties: fewer GPUs, then smaller B, then smaller γ).
+func (pl *Planner) FleetOpt() (MethodPlan, error) {
+	cells := pl.Sweep(pl.Candidates(), pl.cfg.Gammas)
+	best := -1
+	var firstErr error
+	for i, c := range cells {
+		if c.Err != nil {
+			if firstErr == nil {
+				firstErr = c.Err
+			}
+			continue
+		}
+		if best < 0 || better(c.Plan, cells[best].Plan) {
+			best = i
+		}
+	}
+	if best < 0 {
+		if firstErr == nil {
+			firstErr = fmt.Errorf("no candidate boundary (CDF breakpoints below %d tokens that fit the %s KV budget)", pl.cfg.LongCtx, pl.cfg.ShortGPU.Name)
+		}
+		return MethodPlan{}, fmt.Errorf("fleetopt: no feasible (B, γ): %w", firstErr)
+	}
+	m := cells[best].Plan
+	m.SweepCells = len(cells)
+	return m, nil
+}
+
+func better(a, b MethodPlan) bool {
+	const eps = 1e-9
+	switch {
+	case a.AnnualUSD < b.AnnualUSD*(1-eps):
+		return true
+	case a.AnnualUSD > b.AnnualUSD*(1+eps):
+		return false
+	case a.TotalGPUs != b.TotalGPUs:
+		return a.TotalGPUs < b.TotalGPUs
+	}
+	return false // cells come in (B, γ) order: keep the earlier
+}
+
+// Run plans the named methods (Methods() when empty) into a Plan.
+func (pl *Planner) Run(methods []string) (Plan, error) {
+	c := pl.cfg
+	out := Plan{Workload: pl.cal.CDF().Name, Rate: c.Rate, SLOTTFTP99S: c.SLO, RhoMax: c.RhoMax,
+		Calibration: c.Calibration, Timing: c.Timing, InputFraction: pl.cal.frac, ChunkTokens: pl.cal.chunk}
+	if c.Calibration == CalibMonteCarlo {
+		out.Samples, out.Seed = MCSamples, c.Seed
+	}
+	if len(methods) == 0 {
+		methods = Methods()
+	}
+	for _, name := range methods {
+		var m MethodPlan
+		var err error
+		switch name {
+		case MethodHomo:
+			m, err = pl.Homogeneous()
+		case MethodPR:
+			m, err = pl.PR()
+		case MethodRetrofit:
+			m, err = pl.Retrofit()
+		case MethodFleetOpt:
+			m, err = pl.FleetOpt()
+		default:
+			err = fmt.Errorf("method %q: allowed homo, pr, retrofit, fleetopt, all", name)
+		}
+		if err != nil {
+			return Plan{}, err
+		}
+		out.Methods = append(out.Methods, m)
+	}
+	return out, nil
+}
