@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/fleetsim/fleetsim/workload"
 )
 
 func TestCountTokens(t *testing.T) {
@@ -211,6 +213,40 @@ func TestLCS(t *testing.T) {
 	if got := lcs(a, nil); got != 0 {
 		t.Fatalf("lcs with empty = %d", got)
 	}
+	// The bit-parallel LCS against the textbook dynamic programme on random
+	// sequences over small alphabets (lengths across 64-bit word edges).
+	rng := workload.NewRand(3, workload.StreamCompressor)
+	for trial := 0; trial < 300; trial++ {
+		x := make([]int32, rng.IntN(200))
+		y := make([]int32, rng.IntN(200))
+		sigma := 1 + rng.IntN(8)
+		for i := range x {
+			x[i] = int32(rng.IntN(sigma))
+		}
+		for i := range y {
+			y[i] = int32(rng.IntN(sigma))
+		}
+		if got, want := lcs(x, y), lcsDP(x, y); got != want {
+			t.Fatalf("lcs(%v, %v) = %d; DP gives %d", x, y, got, want)
+		}
+	}
+}
+
+// lcsDP is the O(|a|·|b|) dynamic programme, the oracle for lcs.
+func lcsDP(a, b []int32) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for _, x := range a {
+		for j, y := range b {
+			if x == y {
+				cur[j+1] = prev[j] + 1
+			} else {
+				cur[j+1] = max(prev[j+1], cur[j])
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func TestMeasure(t *testing.T) {
