@@ -271,6 +271,13 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if c, ok := src.(io.Closer); ok {
 		defer c.Close()
 	}
+	// The summary records the effective settings, defaults spelled out.
+	cfg.Workload = cfg.Workload.WithDefaults()
+	for i := range cfg.Pools {
+		if cfg.Pools[i].Dispatch == "" {
+			cfg.Pools[i].Dispatch = sim.DispatchCentral
+		}
+	}
 	if fi, err := os.Stat(f.out); err == nil && !fi.IsDir() {
 		return badInput("--out %q: exists and is not a directory", f.out)
 	}
