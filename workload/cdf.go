@@ -241,8 +241,11 @@ func (c *CDF) F(x float64) float64 {
 	lo, prevF := 0.0, 0.0
 	for _, p := range c.Points {
 		hi := float64(p.Tokens)
-		if x <= hi {
+		if x < hi {
 			return prevF + (p.F-prevF)*(x-lo)/(hi-lo)
+		}
+		if x == hi { // exact at breakpoints
+			return p.F
 		}
 		lo, prevF = hi, p.F
 	}
@@ -360,8 +363,10 @@ func firstRune(b []byte) string {
 	return ""
 }
 
+// clip returns s on one line (white space runs become one space), cut to n
+// bytes.
 func clip(s string, n int) string {
-	s = strings.TrimSpace(s)
+	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > n {
 		return s[:n] + "..."
 	}
