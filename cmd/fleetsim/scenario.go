@@ -88,6 +88,7 @@ func loadScenario(path string, cfg *sim.Config) (scenarioKeys, error) {
 
 // oneLine joins a multi-line error message into one line.
 func oneLine(err error) string {
-	fields := strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ; "))
+	msg := strings.Replace(err.Error(), "yaml: unmarshal errors:\n", "", 1)
+	fields := strings.Fields(strings.ReplaceAll(msg, "\n", " ; "))
 	return strings.ReplaceAll(strings.Join(fields, " "), " ;", ";")
 }

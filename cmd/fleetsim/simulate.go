@@ -266,7 +266,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	// used) is checked here, before any output exists.
 	src, err := workload.NewSource(cfg.Workload, cfg.Seed)
 	if err != nil {
-		return badInput("workload: %s", oneLine(err))
+		return badInput("%s", workloadError(err))
 	}
 	if c, ok := src.(io.Closer); ok {
 		defer c.Close()
@@ -336,7 +336,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		return err
 	}
 	if err := src.Err(); err != nil {
-		return badInput("workload: %s", oneLine(err))
+		return badInput("%s", workloadError(err))
 	}
 	if sum.Version == "" {
 		sum.Version = version
@@ -386,6 +386,15 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	}
 	fmt.Fprintf(note, "wrote %s\n", strings.Join(wrote, ", "))
 	return nil
+}
+
+// workloadError is a workload error on one line, prefixed "workload".
+func workloadError(err error) string {
+	msg := oneLine(err)
+	if !strings.HasPrefix(msg, "workload") {
+		msg = "workload." + msg
+	}
+	return msg
 }
 
 func workloadName(w workload.Spec) string {
