@@ -231,3 +231,55 @@ func TestRandomScenariosAgainstOracle(t *testing.T) {
 	}
 	t.Logf("%d of %d scenarios had preemptions", preempted, n)
 }
+
+// TestPartialAdvanceIdentical checks that extra AdvanceTo calls (at random
+// times and at every NextEvent) change nothing: the results must be
+// bit-for-bit those of advancing only at arrivals.
+func TestPartialAdvanceIdentical(t *testing.T) {
+	n := 1000
+	if testing.Short() {
+		n = 100
+	}
+	for i := 0; i < n; i++ {
+		rng := workload.NewRand(uint64(i), workload.StreamArrivals)
+		sc := randomScenario(rng)
+		a, _ := New(sc.cfg)
+		b, _ := New(sc.cfg)
+		var ra, rb []Result
+		for _, r := range sc.reqs {
+			ra = a.AdvanceTo(r.Arrival, ra)
+			for k := rng.IntN(4); k > 0; k-- {
+				ne := b.NextEvent()
+				tt := b.Now() + (r.Arrival-b.Now())*rng.Float64()
+				if rng.IntN(2) == 0 && ne < r.Arrival {
+					tt = ne
+				}
+				rb = b.AdvanceTo(tt, rb)
+			}
+			rb = b.AdvanceTo(r.Arrival, rb)
+			x, okA := a.Submit(r, r.Arrival)
+			y, okB := b.Submit(r, r.Arrival)
+			if okA != okB || x != y {
+				t.Fatalf("scenario %d: Submit differs", i)
+			}
+		}
+		ra = a.AdvanceTo(math.Inf(1), ra)
+		rb = b.AdvanceTo(math.Inf(1), rb)
+		if len(ra) != len(rb) {
+			t.Fatalf("scenario %d: %d vs %d results", i, len(ra), len(rb))
+		}
+		for j := range ra {
+			if ra[j] != rb[j] {
+				t.Fatalf("scenario %d result %d:\n %+v\n %+v", i, j, ra[j], rb[j])
+			}
+		}
+		sa, sb := a.Stats(), b.Stats()
+		if math.Abs(sa.BusySlotSeconds-sb.BusySlotSeconds) > 1e-9*math.Max(1, sa.BusySlotSeconds) {
+			t.Fatalf("scenario %d: busy %v vs %v", i, sa.BusySlotSeconds, sb.BusySlotSeconds)
+		}
+		sa.BusySlotSeconds, sb.BusySlotSeconds = 0, 0
+		if sa != sb {
+			t.Fatalf("scenario %d: stats %+v vs %+v", i, sa, sb)
+		}
+	}
+}
