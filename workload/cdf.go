@@ -372,3 +372,47 @@ func clip(s string, n int) string {
 	}
 	return s
 }
+
+// lengthSampler is a CDF sampler with a guide table (Chen and Asau's
+// method): guide[j] is the first bucket whose F exceeds j/len(guide), so a
+// draw u starts at guide[floor(u·len(guide))] and scans forward, about one
+// step on average. It gives exactly CDF.Sample's result for the same draw.
+type lengthSampler struct {
+	c     *CDF
+	guide []int32
+}
+
+func newLengthSampler(c *CDF) *lengthSampler {
+	k := max(64, 4*len(c.Points))
+	s := &lengthSampler{c: c, guide: make([]int32, k)}
+	i := 0
+	for j := range s.guide {
+		u := float64(j) / float64(k)
+		for c.Points[i].F <= u {
+			i++
+		}
+		s.guide[j] = int32(i)
+	}
+	return s
+}
+
+// sampleU maps a draw u in [0, 1) to a length, as CDF.sampleU.
+func (s *lengthSampler) sampleU(u float64) int {
+	pts := s.c.Points
+	i := int(s.guide[int(u*float64(len(s.guide)))])
+	for pts[i].F <= u {
+		i++
+	}
+	lo, prevF := 0, 0.0
+	if i > 0 {
+		lo, prevF = pts[i-1].Tokens, pts[i-1].F
+	}
+	n := pts[i].Tokens - lo
+	k := int(math.Ceil((u - prevF) / (pts[i].F - prevF) * float64(n)))
+	if k < 1 {
+		k = 1
+	} else if k > n {
+		k = n
+	}
+	return lo + k
+}

@@ -300,3 +300,28 @@ func TestNewCDFValidates(t *testing.T) {
 		t.Error("NewCDF did not copy its points")
 	}
 }
+
+// TestLengthSamplerMatchesSample checks the guide-table sampler against the
+// binary search on every built-in CDF, at random draws and at the
+// breakpoints (where ties are decided).
+func TestLengthSamplerMatchesSample(t *testing.T) {
+	r := NewRand(3, StreamLengths)
+	for _, name := range BuiltinCDFs() {
+		c := mustCDF(t, name)
+		s := newLengthSampler(c)
+		us := []float64{0, math.Nextafter(1, 0)}
+		for _, p := range c.Points {
+			if p.F < 1 {
+				us = append(us, p.F, math.Nextafter(p.F, 0), math.Nextafter(p.F, 1))
+			}
+		}
+		for range 100000 {
+			us = append(us, r.Float64())
+		}
+		for _, u := range us {
+			if a, b := c.sampleU(u), s.sampleU(u); a != b {
+				t.Fatalf("%s: u = %v: binary search %d, guide table %d", name, u, a, b)
+			}
+		}
+	}
+}

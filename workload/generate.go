@@ -75,7 +75,7 @@ func NewCDFSource(spec Spec, c *CDF, seed uint64) (Source, error) {
 
 // cdfSource generates requests from a CDF, one at a time.
 type cdfSource struct {
-	cdf      *CDF
+	cdf      *lengthSampler
 	arrivals Arrivals
 	normal   bool    // split model: normal (true) or fixed
 	inFrac   float64 // fixed split input fraction
@@ -94,7 +94,7 @@ func newCDFSource(s Spec, c *CDF, seed uint64) (*cdfSource, error) {
 		return nil, err
 	}
 	src := &cdfSource{
-		cdf:    c,
+		cdf:    newLengthSampler(c),
 		normal: s.Split == SplitNormalName,
 		inFrac: s.InputFraction,
 		mu:     s.OutputMu,
@@ -120,7 +120,7 @@ func (s *cdfSource) Next(r *Request) bool {
 	if s.next >= s.limit {
 		return false
 	}
-	total := s.cdf.Sample(s.rLen)
+	total := s.cdf.sampleU(s.rLen.Float64())
 	var in, out int
 	if s.normal {
 		in, out = SplitNormal(total, s.mu, s.sd, s.rSplit)
