@@ -108,3 +108,72 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestHandPreemption follows a preemption worked out by hand.
+//
+// KVBlocks = 4, BlockTokens = 16, MaxSeqs = 2, t_iter = 0.010 + 0.001*n_active.
+// A and B (L_in = 16, L_out = 40) arrive at 0.
+//   - it0 [0, 0.012): both admitted (1 block each), both prefill 16 tokens
+//     and produce their first token (FirstToken = 0.012).
+//   - it1: both hold 16 tokens and need a 2nd block: free 2 -> 0.
+//   - it1..it16 decode (ctx before iteration i is 15+i), 0.012 s each.
+//   - it17 starts at 17*0.012 = 0.204: A (ctx 32) needs a 3rd block, none is
+//     free, so B (the most recent) is preempted: its 2 blocks are freed, A
+//     takes one (free 1). B has generated 17 tokens, so it needs
+//     ceil((16+17)/16) = 3 blocks to come back. NextEvent before that
+//     preemption is 0.204 + W = 0.214.
+//   - A alone: 0.011 s per iteration; it takes its 4th block at it33 and
+//     produces its 40th token in it39: Finished = 0.204 + 23*0.011 = 0.457.
+//   - it40 starts at 0.457: B is readmitted (3 blocks), prefills 33 tokens
+//     and produces token 18 at 0.468; tokens 19..40 take it41..it62:
+//     Finished = 0.468 + 22*0.011 = 0.710. 63 iterations in all.
+func TestHandPreemption(t *testing.T) {
+	cfg := Config{MaxSeqs: 2, KVBlocks: 4, BlockTokens: 16, ChunkTokens: 512, MaxModelLen: 100,
+		Timing: Timing{W: 0.010, HSeq: 0.001}}
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &workload.Request{ID: 0, InputTokens: 16, OutputTokens: 40}
+	b := &workload.Request{ID: 1, InputTokens: 16, OutputTokens: 40}
+	e.Submit(a, 0)
+	e.Submit(b, 0)
+	var events []float64
+	var res []Result
+	for ne := e.NextEvent(); !math.IsInf(ne, 1); ne = e.NextEvent() {
+		events = append(events, ne)
+		res = e.AdvanceTo(ne, res)
+	}
+	// Events: the first admission (0 + W; advancing there runs it0, which
+	// also finishes both prefills), the preemption, A's end, B's
+	// readmission (0.457 + W; runs it40 and B's prefill), B's end.
+	wantEvents := []float64{0.010, 0.214, 0.457, 0.467, 0.710}
+	if len(events) != len(wantEvents) {
+		t.Fatalf("events %v, want %v", events, wantEvents)
+	}
+	for i := range events {
+		if !approx(events[i], wantEvents[i]) {
+			t.Errorf("event %d at %v, want %v", i, events[i], wantEvents[i])
+		}
+	}
+	want := []Result{
+		{Req: a, FirstToken: 0.012, Finished: 0.457},
+		{Req: b, FirstToken: 0.012, Finished: 0.710, Preemptions: 1},
+	}
+	if len(res) != 2 {
+		t.Fatalf("%d results", len(res))
+	}
+	for i, w := range want {
+		g := res[i]
+		if g.Req != w.Req || g.Admitted != 0 || !approx(g.FirstToken, w.FirstToken) ||
+			!approx(g.Finished, w.Finished) || g.Preemptions != w.Preemptions {
+			t.Errorf("result %d: %+v, want %+v", i, g, w)
+		}
+		if g.Finished != events[2+2*i] {
+			t.Errorf("result %d: NextEvent %v is not exactly Finished %v", i, events[2+2*i], g.Finished)
+		}
+	}
+	if s := e.Stats(); s.Iterations != 63 || s.Preemptions != 1 || s.FreeBlocks != 4 || s.Completed != 2 {
+		t.Errorf("stats %+v", s)
+	}
+}
