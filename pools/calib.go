@@ -101,6 +101,7 @@ type Calibrator struct {
 	lo, hi []int
 	p      []float64 // probability of one integer length in the bucket
 	cumF   []float64 // F at each bucket's upper bound
+	cumW   []sums    // cumW[i]: probability-weighted term sums of buckets 0 .. i-1
 }
 
 // sums are the per-length terms whose sums give the moments: k = ceil(L_in/C)
@@ -183,6 +184,13 @@ func NewCalibrator(cdf *workload.CDF, frac float64, chunk int) (*Calibrator, err
 		cal.cumF = append(cal.cumF, pt.F)
 		lo, prevF = pt.Tokens, pt.F
 	}
+	cal.cumW = make([]sums, len(cal.hi)+1)
+	for i := range cal.hi {
+		cal.cumW[i+1] = cal.cumW[i]
+		if cal.p[i] > 0 {
+			cal.cumW[i+1].addScaled(cal.prefix(cal.hi[i]).sub(cal.prefix(cal.lo[i])), cal.p[i])
+		}
+	}
 	return cal, nil
 }
 
@@ -224,38 +232,60 @@ func (cal *Calibrator) F(x int) float64 {
 	return prev + cal.p[i]*float64(x-cal.lo[i])
 }
 
+// bucketOf returns the index of the bucket holding length x (lo < x <= hi),
+// or len(buckets) when x is beyond the last breakpoint.
+func (cal *Calibrator) bucketOf(x int) int {
+	i, _ := slices.BinarySearch(cal.hi, x)
+	return i
+}
+
 // quantileIn returns the smallest integer L in (lo, hi] with
-// P(lo < L' <= L)/P(lo < L' <= hi) >= q.
+// P(lo < L' <= L)/P(lo < L' <= hi) >= q: the full distribution's quantile at
+// u = F(lo) + q·(F(hi) − F(lo)), clamped to the slice.
 func (cal *Calibrator) quantileIn(lo, hi int, q float64) int {
 	flo, fhi := cal.F(lo), cal.F(hi)
 	u := flo + q*(fhi-flo)
-	for i := range cal.hi {
-		if cal.hi[i] <= lo || cal.p[i] == 0 {
-			continue
+	// First bucket whose upper F reaches u (up to rounding); it has mass.
+	i, _ := slices.BinarySearchFunc(cal.cumF, u, func(f, u float64) int {
+		if f >= u*(1-1e-15) {
+			return 1
 		}
-		a := max(cal.lo[i], lo)
-		fa := cal.F(a)
-		b := min(cal.hi[i], hi)
-		fb := fa + cal.p[i]*float64(b-a)
-		if fb >= u*(1-1e-15) || b == hi {
-			k := int(math.Ceil((u - fa) / cal.p[i] * (1 - 1e-15)))
-			return a + min(max(k, 1), b-a)
-		}
+		return -1
+	})
+	for i < len(cal.p)-1 && cal.p[i] == 0 {
+		i++
 	}
-	return hi
+	i = min(i, len(cal.p)-1)
+	prev := 0.0
+	if i > 0 {
+		prev = cal.cumF[i-1]
+	}
+	n := cal.hi[i] - cal.lo[i]
+	k := int(math.Ceil((u - prev) / cal.p[i] * (1 - 1e-15)))
+	L := cal.lo[i] + min(max(k, 1), n)
+	return min(max(L, lo+1), hi)
 }
 
-// sliceSums returns the probability-weighted term sums over lo < L <= hi.
-func (cal *Calibrator) sliceSums(lo, hi int) sums {
-	var tot sums
-	for i := range cal.hi {
-		a, b := max(cal.lo[i], lo), min(cal.hi[i], hi)
-		if b <= a || cal.p[i] == 0 {
-			continue
-		}
-		tot.addScaled(cal.prefix(b).sub(cal.prefix(a)), cal.p[i])
+// weightedTo returns the probability-weighted term sums over 1 <= L <= x.
+func (cal *Calibrator) weightedTo(x int) sums {
+	if x <= 0 {
+		return sums{}
 	}
-	return tot
+	i := cal.bucketOf(x)
+	if i >= len(cal.hi) {
+		return cal.cumW[len(cal.hi)]
+	}
+	s := cal.cumW[i]
+	if cal.p[i] > 0 && x > cal.lo[i] {
+		s.addScaled(cal.prefix(x).sub(cal.prefix(cal.lo[i])), cal.p[i])
+	}
+	return s
+}
+
+// sliceSums returns the probability-weighted term sums over lo < L <= hi,
+// in O(log buckets).
+func (cal *Calibrator) sliceSums(lo, hi int) sums {
+	return cal.weightedTo(hi).sub(cal.weightedTo(lo))
 }
 
 // checkSlice validates a slice (lo, hi].

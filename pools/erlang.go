@@ -31,9 +31,15 @@ func erlangLogRatio(c int, a, stop float64) float64 {
 	const big = 1e250
 	logBig := math.Log(big)
 	scale := 0.0
+	// limit is e^(stop-scale): the linear-space bound on s for the current
+	// scale, so the loop needs no logarithm per term.
+	limit := math.Exp(min(stop, 700))
+	if stop > 700 {
+		limit = math.Inf(1)
+	}
 	t := float64(c) / a // t_1
 	s := t
-	for j := 2; j <= c; j++ {
+	for j := 2; j <= c && s <= limit; j++ {
 		f := float64(c-j+1) / a
 		t *= f
 		s += t
@@ -41,9 +47,9 @@ func erlangLogRatio(c int, a, stop float64) float64 {
 			s /= big
 			t /= big
 			scale += logBig
-		}
-		if scale+math.Log(s) > stop {
-			break
+			if d := stop - scale; d <= 700 {
+				limit = math.Exp(d)
+			}
 		}
 		if f < 1 && t < 1e-17*s {
 			break
@@ -172,11 +178,11 @@ func MinGPUs(in SizeInput) (SizeResult, error) {
 	lo = max(lo, 1)
 	byRho := lo
 	wait := func(n int) float64 { return KimuraP99Wait(n*in.Slots, mu, in.Lambda, in.Cs2) }
-	res := func(n int) SizeResult {
-		return SizeResult{GPUs: n, Utilization: in.Lambda / (float64(n) * muGPU), P99Wait: wait(n), ByRhoMax: byRho}
+	res := func(n int, w float64) SizeResult {
+		return SizeResult{GPUs: n, Utilization: in.Lambda / (float64(n) * muGPU), P99Wait: w, ByRhoMax: byRho}
 	}
-	if wait(lo) <= in.WaitMax {
-		return res(lo), nil
+	if w := wait(lo); w <= in.WaitMax {
+		return res(lo, w), nil
 	}
 	// Bracket: FleetOpt App. A searches up to 10·ceil(a); keep doubling past it.
 	hi := max(2*lo, 10*int(math.Ceil(in.Lambda/muGPU)))
@@ -194,5 +200,5 @@ func MinGPUs(in SizeInput) (SizeResult, error) {
 			lo = mid
 		}
 	}
-	return res(hi), nil
+	return res(hi, wait(hi)), nil
 }

@@ -60,6 +60,7 @@ type Config struct {
 	Seed        uint64    // Monte Carlo seed (DefaultSeed when 0)
 	Timing      string    // TimingKV (default) or TimingPaper
 	Gammas      []float64 // FleetOpt γ grid (DefaultGammas)
+	FixB        bool      // FleetOpt sweeps γ only, at BShort (FleetOpt Table 3)
 }
 
 // withDefaults fills zero fields.
@@ -203,7 +204,7 @@ type Planner struct {
 
 type calKey struct {
 	lo, hi, ctx int
-	gpu         string
+	long        bool // the long GPU (else the short one)
 }
 
 // NewPlanner validates cfg and binds it to a calibrator.
@@ -221,7 +222,7 @@ func NewPlanner(cal *Calibrator, cfg Config) (*Planner, error) {
 	if cfg.ShortGPU.ChunkTokens != cal.chunk || cfg.LongGPU.ChunkTokens != cal.chunk {
 		return nil, fmt.Errorf("prefill chunk: the calibrator uses %d tokens, the GPUs %d/%d", cal.chunk, cfg.ShortGPU.ChunkTokens, cfg.LongGPU.ChunkTokens)
 	}
-	return &Planner{cfg: cfg, cal: cal, cache: map[calKey]ServiceStats{}}, nil
+	return &Planner{cfg: cfg, cal: cal, cache: make(map[calKey]ServiceStats, 256)}, nil
 }
 
 // Config returns the planner's configuration with defaults applied.
@@ -233,7 +234,7 @@ func (pl *Planner) calibrate(g GPU, ctx, lo, hi int) (ServiceStats, PoolTiming, 
 	if err != nil {
 		return ServiceStats{}, pt, err
 	}
-	k := calKey{lo, hi, ctx, g.Name}
+	k := calKey{lo, hi, ctx, g.Name == pl.cfg.LongGPU.Name && g == pl.cfg.LongGPU}
 	if st, ok := pl.cache[k]; ok {
 		return st, pt, nil
 	}
@@ -462,8 +463,18 @@ func (pl *Planner) Sweep(bs []int, gammas []float64) []Cell {
 
 // FleetOpt returns the cheapest feasible cell of the sweep over
 // Candidates() × Gammas (ties: fewer GPUs, then smaller B, then smaller γ).
+//
+// With Config.FixB the boundary stays at BShort and only γ is swept, as in
+// FleetOpt Table 3.
 func (pl *Planner) FleetOpt() (MethodPlan, error) {
-	cells := pl.Sweep(pl.Candidates(), pl.cfg.Gammas)
+	bs := pl.Candidates()
+	if pl.cfg.FixB {
+		if pl.cfg.BShort == 0 {
+			return MethodPlan{}, fmt.Errorf("b-short: required for fleetopt with a fixed boundary")
+		}
+		bs = []int{pl.cfg.BShort}
+	}
+	cells := pl.Sweep(bs, pl.cfg.Gammas)
 	best := -1
 	var firstErr error
 	for i, c := range cells {
