@@ -53,6 +53,8 @@ type pool struct {
 	eRun, eQueued, eFree []int32
 	eWait                []int32 // private-queued requests beyond the free slots
 	ePend                []int32 // KV blocks of the prompts submitted, not yet admitted
+	slotFree             []int32 // instances with a free slot and an empty private queue
+	slotFreePos          []int32 // index in slotFree, -1 when absent
 	running, queued      int     // sequences running / in private queues
 	privWait             int     // sum of eWait
 	freeBlocks           int
@@ -87,7 +89,11 @@ func newPool(pc PoolConfig, order int, timing string) (*pool, error) {
 		disp:   newIdxHeap(pc.Count, 0),
 		eRun:   make([]int32, pc.Count), eQueued: make([]int32, pc.Count), eFree: make([]int32, pc.Count),
 		eWait: make([]int32, pc.Count), ePend: make([]int32, pc.Count),
-		m: newAcc(),
+		slotFreePos: make([]int32, pc.Count),
+		m:           newAcc(),
+	}
+	for i := range p.slotFreePos {
+		p.slotFreePos[i] = -1
 	}
 	for i := range p.eng {
 		e, err := engine.New(ecfg)
@@ -120,6 +126,19 @@ func (p *pool) refresh(i int) {
 	p.eWait[i] = int32(w)
 	if st.Queued == 0 {
 		p.ePend[i] = 0
+	}
+	if in := st.Running < p.ecfg.MaxSeqs && st.Queued == 0; in != (p.slotFreePos[i] >= 0) {
+		if in {
+			p.slotFreePos[i] = int32(len(p.slotFree))
+			p.slotFree = append(p.slotFree, int32(i))
+		} else {
+			k := p.slotFreePos[i]
+			last := p.slotFree[len(p.slotFree)-1]
+			p.slotFree[k] = last
+			p.slotFreePos[last] = k
+			p.slotFree = p.slotFree[:len(p.slotFree)-1]
+			p.slotFreePos[i] = -1
+		}
 	}
 	p.events.update(i, e.NextEvent())
 	switch p.mode {
@@ -155,26 +174,67 @@ func (p *pool) blocksFor(tokens int) int {
 
 // advance brings the pool up to time t: every instance whose next change of
 // batch composition is at or before t is advanced, appending finished
-// results to out. While the central queue is non-empty the instances are
-// advanced one change at a time in time order (ties: lower index), and each
-// runs the iteration that starts at its change, so instances pull from the
-// shared queue in the order a real pool would. It returns an error when an
-// instance does not make progress (an engine bug).
+// results to out.
+//
+// While the central queue is non-empty the instances are advanced one
+// change at a time, in the order of their NextEvent (ties: lower index), each
+// to exactly its NextEvent. An instance pulls from the shared queue only at
+// the start s of an iteration that admits, and then its NextEvent is s + W
+// (W: the iteration's fixed cost, engine.Timing.W); after a completion at E
+// its NextEvent is E and the pull at E is handled next, at key E + W. So
+// processing keys in order processes pulls in the order of their times, and
+// processing every key up to t + W performs every pull at or before t:
+// a request pushed at t is never taken by an iteration that started before
+// it arrived. Instances with a free slot that cannot take the head (its
+// prompt needs more KV blocks than they have) depend on the head: they are
+// first materialized up to the pull being processed, and their NextEvent is
+// re-read whenever the head changes.
+//
+// It returns an error when an instance does not make progress (an engine
+// bug).
 func (p *pool) advance(t float64, out []engine.Result) ([]engine.Result, error) {
+	w := p.ecfg.Timing.W
 	for {
 		i, te := p.events.top()
-		if te > t || math.IsInf(te, 1) {
+		if math.IsInf(te, 1) {
 			return out, nil
 		}
-		target := t
-		if p.cq.Len() > 0 {
-			target = math.Nextafter(te, math.Inf(1))
+		if p.cq.Len() == 0 {
+			if te > t {
+				return out, nil
+			}
+			out = p.eng[i].AdvanceTo(t, out)
+			p.refresh(i)
+			continue
 		}
-		out = p.eng[i].AdvanceTo(target, out)
+		if te > t+w {
+			return out, nil
+		}
+		// Materialize the head-dependent instances up to this pull (their
+		// NextEvent is at or after te: nothing changes on them before it).
+		for _, j := range p.slotFree {
+			if int(j) != i {
+				out = p.eng[j].AdvanceTo(te-w, out)
+			}
+		}
+		head := p.cq.Peek()
+		out = p.eng[i].AdvanceTo(te, out)
 		p.refresh(i)
-		if ne := p.eng[i].NextEvent(); ne <= te {
+		if ne := p.events.key[i]; ne <= te {
 			return out, fmt.Errorf("pool %q instance %d: engine did not progress past t=%v (next event %v)", p.cfg.Name, i, te, ne)
 		}
+		if p.cq.Peek() != head {
+			p.rekeySlotFree()
+		}
+	}
+}
+
+// rekeySlotFree re-reads the NextEvent of the instances whose next
+// iteration could admit from the shared queue (a free slot, an empty private
+// queue): it depends on the queue's head.
+func (p *pool) rekeySlotFree() {
+	for _, j := range p.slotFree {
+		p.refresh(int(j))
 	}
 }
 
@@ -250,6 +310,9 @@ func (p *pool) dispatch(r *workload.Request, t float64, out []engine.Result) (in
 			return dispQueueFull, -1, engine.Result{}, out
 		}
 		p.cq.Push(r)
+		if p.cq.Len() == 1 {
+			p.rekeySlotFree()
+		}
 		return dispQueued, -1, engine.Result{}, out
 	case dispatchJSQ:
 		i, _ := p.disp.top()

@@ -552,16 +552,18 @@ func (f *fleet) finish(res *engine.Result) {
 	if !fl.warmup {
 		meets := (f.cfg.SLO.TTFTS <= 0 || f.rec.TTFTS <= f.cfg.SLO.TTFTS) &&
 			(f.cfg.SLO.TPOTS <= 0 || f.rec.TPOTS <= f.cfg.SLO.TPOTS)
+		iTTFT, iTPOT := sketchIndex(f.rec.TTFTS), sketchIndex(f.rec.TPOTS)
+		iE2E, iWait := sketchIndex(f.rec.E2ES), sketchIndex(f.rec.QueueWaitS)
 		for _, m := range [2]*acc{&p.m, &f.fm} {
 			m.completed++
 			m.preemptions += int64(res.Preemptions)
 			if meets {
 				m.sloMet++
 			}
-			m.ttft.add(f.rec.TTFTS)
-			m.tpot.add(f.rec.TPOTS)
-			m.e2e.add(f.rec.E2ES)
-			m.wait.add(f.rec.QueueWaitS)
+			m.ttft.addIndex(iTTFT)
+			m.tpot.addIndex(iTPOT)
+			m.e2e.addIndex(iE2E)
+			m.wait.addIndex(iWait)
 		}
 	}
 	if res.Finished > f.endTime {

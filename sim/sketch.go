@@ -2,73 +2,89 @@ package sim
 
 import "math"
 
-// The streaming quantile sketch: a log-bucketed histogram of fixed size
-// (the idea of DDSketch, Masson et al., VLDB 2019). Bucket i holds the values
-// in (sketchMin*γ^(i-1), sketchMin*γ^i] with γ = (1+α)/(1-α); a quantile is
-// answered with the bucket's representative 2*sketchMin*γ^i/(γ+1), whose
-// relative error against any value of the bucket is at most α. Memory is
-// fixed (about 24 KiB per sketch) whatever the number of requests.
+// The streaming quantile sketch is a log-linear histogram of fixed size (the
+// layout of HdrHistogram): every octave [2^e, 2^(e+1)) of seconds is split
+// into sketchSub equal buckets, read straight from the bits of the float64
+// (exponent and the top mantissa bits; no logarithm). A quantile is answered
+// with the midpoint of its bucket, whose relative error against any value of
+// the bucket is at most 1/(2*sketchSub) = 1/256 ≈ 0.39%. Memory is fixed
+// (44 octaves x 128 buckets x 8 bytes ≈ 44 KiB per sketch) whatever the
+// number of requests.
 const (
-	// SketchRelativeError is α, the largest relative error of a reported
-	// quantile against the exact order statistic of the same rank, for values
-	// in [SketchMinS, SketchMaxS].
-	SketchRelativeError = 0.005
-	// SketchMinS is the smallest value the sketch resolves, s; smaller values
-	// (0 included) are counted as 0, an absolute error below 1 µs.
-	SketchMinS = 1e-6
-	// SketchMaxS is the largest value the sketch resolves, s; larger values are
-	// reported as SketchMaxS.
-	SketchMaxS = 1e7
+	sketchSubBits = 7
+	sketchSub     = 1 << sketchSubBits
+	sketchMinExp  = -20 // 2^-20 s ≈ 0.95 µs
+	sketchMaxExp  = 24  // 2^24 s ≈ 194 days
+
+	// SketchRelativeError is the largest relative error of a reported
+	// quantile against the exact order statistic of the same rank, for
+	// values in [SketchMinS, SketchMaxS).
+	SketchRelativeError = 1.0 / (2 * sketchSub)
 )
 
 var (
-	sketchGamma   = (1 + SketchRelativeError) / (1 - SketchRelativeError)
-	sketchLnGamma = math.Log(sketchGamma)
-	sketchBuckets = int(math.Ceil(math.Log(SketchMaxS/SketchMinS)/sketchLnGamma)) + 1
+	// SketchMinS is the smallest value the sketch resolves, s; smaller values
+	// (0 included) are counted as 0, an absolute error below 1 µs.
+	SketchMinS = math.Ldexp(1, sketchMinExp)
+	// SketchMaxS bounds the values the sketch resolves, s; larger values are
+	// counted in the last bucket (reported as about SketchMaxS).
+	SketchMaxS = math.Ldexp(1, sketchMaxExp)
 )
+
+const sketchBuckets = (sketchMaxExp - sketchMinExp) * sketchSub
 
 // sketch is a streaming quantile estimator with bounded relative error.
 type sketch struct {
 	zero   uint64   // values below SketchMinS
-	counts []uint64 // counts[i]: values in (min*γ^(i-1), min*γ^i]
+	counts []uint64 // log-linear buckets
 	n      uint64
 }
 
 func newSketch() sketch { return sketch{counts: make([]uint64, sketchBuckets)} }
 
-// add records v; NaN is ignored, negative values count as 0.
-func (s *sketch) add(v float64) {
-	if v != v {
+// sketchIndex returns v's bucket, -1 for values below SketchMinS (and NaN
+// is -2: not recorded).
+func sketchIndex(v float64) int {
+	if !(v >= SketchMinS) {
+		if v != v {
+			return -2
+		}
+		return -1
+	}
+	if v >= SketchMaxS {
+		return sketchBuckets - 1
+	}
+	b := math.Float64bits(v)
+	exp := int(b>>52&0x7ff) - 1023
+	sub := int(b >> (52 - sketchSubBits) & (sketchSub - 1))
+	return (exp-sketchMinExp)<<sketchSubBits | sub
+}
+
+// addIndex records a value by its bucket (from sketchIndex).
+func (s *sketch) addIndex(i int) {
+	switch {
+	case i >= 0:
+		s.counts[i]++
+	case i == -1:
+		s.zero++
+	default:
 		return
 	}
 	s.n++
-	if v < SketchMinS {
-		s.zero++
-		return
-	}
-	i := int(math.Ceil(math.Log(v/SketchMinS) / sketchLnGamma))
-	if i >= len(s.counts) {
-		i = len(s.counts) - 1
-	} else if i < 0 {
-		i = 0
-	}
-	s.counts[i]++
 }
 
+// add records v; NaN is ignored, values below SketchMinS count as 0.
+func (s *sketch) add(v float64) { s.addIndex(sketchIndex(v)) }
+
 // quantile returns the q-quantile (0 < q <= 1) in the lower empirical sense:
-// the value of rank ceil(q*n) among the n values, within relative error α.
-// It returns 0 for an empty sketch.
+// the value of rank ceil(q*n) among the n values, within relative error
+// SketchRelativeError. It returns 0 for an empty sketch.
 func (s *sketch) quantile(q float64) float64 {
 	if s.n == 0 {
 		return 0
 	}
 	rank := uint64(math.Ceil(q * float64(s.n)))
-	if rank < 1 {
-		rank = 1
-	}
-	if rank > s.n {
-		rank = s.n
-	}
+	rank = min(max(rank, 1), s.n)
 	seen := s.zero
 	if seen >= rank {
 		return 0
@@ -76,7 +92,9 @@ func (s *sketch) quantile(q float64) float64 {
 	for i, c := range s.counts {
 		seen += c
 		if seen >= rank {
-			return min(SketchMaxS, SketchMinS*2*math.Pow(sketchGamma, float64(i))/(sketchGamma+1))
+			exp := i>>sketchSubBits + sketchMinExp
+			sub := i & (sketchSub - 1)
+			return math.Ldexp(1+(float64(sub)+0.5)/sketchSub, exp)
 		}
 	}
 	return SketchMaxS

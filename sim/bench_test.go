@@ -1,0 +1,47 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/fleetsim/fleetsim/workload"
+)
+
+// benchFleet runs n requests of the named CDF at rate req/s on pools with a
+// nil sink and reports simulated requests per wall-clock second.
+func benchFleet(b *testing.B, cdf string, rate float64, n int, pools ...PoolConfig) {
+	spec := workload.Spec{CDF: cdf, Rate: rate, Requests: n}
+	cfg := Config{Seed: 1, Workload: spec, Pools: pools, Timing: "kv", WarmupFraction: 0.2}
+	var s *Summary
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		src, err := workload.NewSource(spec, cfg.Seed)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err = Run(cfg, src, nil, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "requests/s")
+	if cpu := cpuSeconds() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(n)*float64(b.N)/cpu, "requests/cpu-s")
+	}
+	b.ReportMetric(0, "ns/op")
+	for _, p := range s.Pools {
+		if p.Overloaded {
+			b.Logf("pool %s overloaded (growth %.1f req/s)", p.Name, p.BacklogGrowth)
+		}
+	}
+}
+
+// BenchmarkFleetAzure is the benchmark fleet (FleetOpt paper's
+// Azure pool-routing plan): Azure CDF at 1,000 req/s, short:a100:43:4096 and
+// long:a100:131:65536, kv timing. The target for the whole path with Parquet
+// is 200,000 simulated requests per second.
+func BenchmarkFleetAzure(b *testing.B) {
+	benchFleet(b, "azure", 1000, 1000000,
+		PoolConfig{Name: "short", GPU: "a100", Count: 43, MaxContext: 4096},
+		PoolConfig{Name: "long", GPU: "a100", Count: 131, MaxContext: 65536},
+	)
+}

@@ -1,0 +1,17 @@
+//go:build unix
+
+package sim
+
+import "syscall"
+
+// cpuSeconds returns the process's user+system CPU time, s (benchmarks
+// report requests per CPU-second too: wall-clock rates are unreliable on a
+// shared machine).
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(ru.Utime) + tv(ru.Stime)
+}
