@@ -377,24 +377,27 @@ func (e *Engine) step(out []Result) []Result {
 	// 2. Admission from the queue head(s), unless this iteration preempted.
 	for !preempted && e.nRunning() < cfg.MaxSeqs {
 		s := e.headSeq()
-		fromShared := false
-		if s == nil && e.shared != nil {
-			if r := e.shared.Peek(); r != nil {
-				s = &seq{res: Result{Req: r, Enqueued: start}, p: r.InputTokens, hidx: -1}
-				fromShared = true
+		var need int
+		if s != nil {
+			if need = e.blocksFor(s.p); need > e.free {
+				break
 			}
-		}
-		if s == nil {
-			break
-		}
-		need := e.blocksFor(s.p)
-		if need > e.free {
-			break
-		}
-		if fromShared {
-			e.shared.Pop()
-		} else {
 			e.popSeq()
+		} else {
+			if e.shared == nil {
+				break
+			}
+			r := e.shared.Peek()
+			if r == nil {
+				break
+			}
+			if need = e.blocksFor(r.InputTokens); need > e.free {
+				break
+			}
+			e.shared.Pop()
+			// A request from the shared queue reaches this instance when
+			// it is admitted.
+			s = e.newSeq(r, start)
 		}
 		e.free -= need
 		s.ctx, s.chunk = 0, 0
@@ -455,6 +458,8 @@ func (e *Engine) step(out []Result) []Result {
 	for _, s := range done {
 		s.res.Finished = end
 		out = append(out, s.res)
+		*s = seq{}
+		e.spare = append(e.spare, s)
 	}
 	e.completed += int64(len(done))
 	clear(done)

@@ -59,9 +59,19 @@ func BenchmarkEngineLazy(b *testing.B) {
 	benchEngine(b, false)
 }
 
-func benchEngine(b *testing.B, events bool) {
-	reqs := azureShort(b, b.N, benchRate)
-	e, err := New(a100Short)
+// BenchmarkEnginePreempt is BenchmarkEngine with an eighth of the KV cache
+// (8,192 blocks for 256 slots), so decoders often run out of blocks.
+func BenchmarkEnginePreempt(b *testing.B) {
+	cfg := a100Short
+	cfg.KVBlocks = 8192
+	benchEngineCfg(b, cfg, true, 60)
+}
+
+func benchEngine(b *testing.B, events bool) { benchEngineCfg(b, a100Short, events, benchRate) }
+
+func benchEngineCfg(b *testing.B, cfg Config, events bool, rate float64) {
+	reqs := azureShort(b, b.N, rate)
+	e, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -84,7 +94,7 @@ func benchEngine(b *testing.B, events bool) {
 	end := reqs[len(reqs)-1].Arrival
 	b.StopTimer()
 	s := e.Stats()
-	b.ReportMetric(s.BusySlotSeconds/(float64(a100Short.MaxSeqs)*end), "util")
+	b.ReportMetric(s.BusySlotSeconds/(float64(cfg.MaxSeqs)*end), "util")
 	b.ReportMetric(float64(s.Preemptions)/float64(b.N), "preempt/req")
 	b.ReportMetric(float64(s.Queued), "queued")
 	out = e.AdvanceTo(math.Inf(1), out[:0])

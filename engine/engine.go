@@ -71,6 +71,22 @@ type Engine struct {
 	completed, rejected, preemptions int64
 	busy                             float64 // integral up to lastEnd
 	done                             []*seq  // scratch: finished in one iteration
+	spare                            []*seq  // finished seqs for reuse
+}
+
+// newSeq returns a queued sequence for r, enqueued at time now.
+func (e *Engine) newSeq(r *workload.Request, now float64) *seq {
+	var s *seq
+	if n := len(e.spare); n > 0 {
+		s = e.spare[n-1]
+		e.spare = e.spare[:n-1]
+	} else {
+		s = new(seq)
+	}
+	s.res = Result{Req: r, Enqueued: now}
+	s.p = r.InputTokens
+	s.hidx = -1
+	return s
 }
 
 // seq is one request while it is queued or running on this engine.
@@ -148,7 +164,7 @@ func (e *Engine) Submit(r *workload.Request, now float64) (Result, bool) {
 	if now > e.now {
 		e.now = now
 	}
-	s := &seq{res: Result{Req: r, Enqueued: now}, p: r.InputTokens, hidx: -1}
+	s := e.newSeq(r, now)
 	wasEmpty := e.nRunning() == 0 && e.queued() == 0
 	e.q = append(e.q, s)
 	if e.idle || wasEmpty {
