@@ -7,6 +7,11 @@ package workload
 // Exactly one of CDF and Trace is set. With a CDF, arrivals follow Arrival
 // ("poisson" or "bursty") at Rate; with a Trace, arrivals replay the trace's
 // timestamps, rescaled to Rate when Rate > 0.
+//
+// Zero values of the optional fields mean their defaults (see WithDefaults
+// and Validate): arrival poisson, burst ratio 4, burst/calm mean sojourns
+// 5 s/20 s, split fixed with input fraction 0.8, normal-split mu 0.10 and
+// sigma 0.05, trace format by extension, categories all prose.
 type Spec struct {
 	// CDF names a built-in CDF ("azure", "lmsys", "agent-heavy") or a CDF
 	// JSON file; lengths drawn from it are L_total = L_in + L_out.
@@ -17,25 +22,29 @@ type Spec struct {
 	TraceFormat string `json:"trace_format,omitempty" yaml:"trace_format,omitempty"`
 	// Rate is the mean arrival rate, requests per second.
 	Rate float64 `json:"rate" yaml:"rate"`
-	// Requests is the number of requests to generate (a trace may hold fewer).
+	// Requests is the number of requests to generate (>= 1). A trace is
+	// replayed from its first row for at most Requests rows; a shorter trace
+	// simply ends early.
 	Requests int `json:"requests" yaml:"requests"`
 	// Arrival is "poisson" (default) or "bursty" (two-state MMPP).
 	Arrival string `json:"arrival,omitempty" yaml:"arrival,omitempty"`
 	// BurstRatio is the bursty process's high-state rate over its low-state
-	// rate (> 1); the mean rate stays Rate.
+	// rate (>= 1; default 4); the mean rate stays Rate.
 	BurstRatio float64 `json:"burst_ratio,omitempty" yaml:"burst_ratio,omitempty"`
 	// BurstMeanS and CalmMeanS are the mean sojourn times of the bursty
-	// process's high and low states, seconds.
+	// process's high and low states, seconds (defaults 5 and 20).
 	BurstMeanS float64 `json:"burst_mean_s,omitempty" yaml:"burst_mean_s,omitempty"`
 	CalmMeanS  float64 `json:"calm_mean_s,omitempty" yaml:"calm_mean_s,omitempty"`
 	// Split is the input/output split model: "fixed" (L_in = floor(F*L),
 	// default F = 0.8) or "normal" (output fraction ~ N(Mu, Sigma) clipped to
-	// [0.02, 0.95], the token-budget paper's model).
+	// [0.02, 0.95], the token-budget paper's model; defaults Mu 0.10 and
+	// Sigma 0.05, its Azure values). Either way L_in >= 1 and L_out >= 1.
+	// Ignored with a trace, whose rows give L_in and L_out.
 	Split         string  `json:"split,omitempty" yaml:"split,omitempty"`
 	InputFraction float64 `json:"input_fraction,omitempty" yaml:"input_fraction,omitempty"`
 	OutputMu      float64 `json:"output_mu,omitempty" yaml:"output_mu,omitempty"`
 	OutputSigma   float64 `json:"output_sigma,omitempty" yaml:"output_sigma,omitempty"`
 	// Categories is the content mix, category name -> share (shares sum to 1).
-	// Empty means all prose.
+	// Empty means all prose. Names: prose, code, cjk, rag, mixed.
 	Categories map[string]float64 `json:"categories,omitempty" yaml:"categories,omitempty"`
 }
