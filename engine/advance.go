@@ -157,7 +157,9 @@ func (e *Engine) admissible(free int) bool {
 	}
 	if e.shared != nil {
 		if r := e.shared.Peek(); r != nil {
-			return e.blocksFor(r.InputTokens) <= free
+			// A request that can never run here is rejected by the next
+			// iteration, which therefore changes something.
+			return e.blocksFor(r.InputTokens) <= free || !e.Fits(r)
 		}
 	}
 	return false
@@ -390,6 +392,12 @@ func (e *Engine) step(out []Result) []Result {
 			r := e.shared.Peek()
 			if r == nil {
 				break
+			}
+			if why := e.reason(r); why != "" {
+				e.shared.Pop()
+				e.rejected++
+				out = append(out, Result{Req: r, Enqueued: start, Finished: start, Rejected: true, Reason: why})
+				continue
 			}
 			if need = e.blocksFor(r.InputTokens); need > e.free {
 				break

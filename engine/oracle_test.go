@@ -62,17 +62,22 @@ func newOracle(cfg Config) *oracle { return &oracle{cfg: cfg} }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-func (o *oracle) submit(r *workload.Request, now float64) (Result, bool) {
+// never returns why r can never run, or "".
+func (o *oracle) never(r *workload.Request) string {
 	total := r.InputTokens + r.OutputTokens
-	bad := ""
-	if r.InputTokens < 1 || r.OutputTokens < 1 {
-		bad = "bad lengths"
-	} else if total > o.cfg.MaxModelLen {
-		bad = fmt.Sprintf("input+output %d tokens exceeds max model length %d", total, o.cfg.MaxModelLen)
-	} else if ceilDiv(total-1, o.cfg.BlockTokens) > o.cfg.KVBlocks {
-		bad = "kv"
+	switch {
+	case r.InputTokens < 1 || r.OutputTokens < 1:
+		return "bad lengths"
+	case total > o.cfg.MaxModelLen:
+		return fmt.Sprintf("input+output %d tokens exceeds max model length %d", total, o.cfg.MaxModelLen)
+	case ceilDiv(total-1, o.cfg.BlockTokens) > o.cfg.KVBlocks:
+		return "kv"
 	}
-	if bad != "" {
+	return ""
+}
+
+func (o *oracle) submit(r *workload.Request, now float64) (Result, bool) {
+	if bad := o.never(r); bad != "" {
 		o.rejected++
 		return Result{Req: r, Enqueued: now, Finished: now, Rejected: true, Reason: bad}, false
 	}
@@ -166,6 +171,12 @@ func (o *oracle) iterate(out []Result) []Result {
 				cand = o.waiting[0]
 			} else if o.shared != nil && o.shared.Peek() != nil {
 				r := o.shared.Peek()
+				if o.never(r) != "" {
+					o.shared.Pop()
+					o.rejected++
+					out = append(out, Result{Req: r, Enqueued: o.start, Finished: o.start, Rejected: true, Reason: o.never(r)})
+					continue
+				}
 				cand = &oReq{res: Result{Req: r, Enqueued: o.start}, prompt: r.InputTokens}
 			} else {
 				break
