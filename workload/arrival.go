@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 )
@@ -24,7 +23,7 @@ type Poisson struct {
 // drawing from r; the first arrival is one inter-arrival time after 0.
 func NewPoisson(rate float64, r *rand.Rand) (*Poisson, error) {
 	if !(rate > 0) || math.IsInf(rate, 0) {
-		return nil, fmt.Errorf("workload: rate %v: must be a finite number > 0 requests/s", rate)
+		return nil, fieldErr("rate", rate, "must be a finite number > 0 requests/s")
 	}
 	return &Poisson{rate: rate, r: r}, nil
 }
@@ -67,13 +66,13 @@ type MMPP struct {
 func NewMMPP(rate, burstRatio, burstMeanS, calmMeanS float64, r *rand.Rand) (*MMPP, error) {
 	switch {
 	case !(rate > 0) || math.IsInf(rate, 0):
-		return nil, fmt.Errorf("workload: rate %v: must be a finite number > 0 requests/s", rate)
+		return nil, fieldErr("rate", rate, "must be a finite number > 0 requests/s")
 	case !(burstRatio >= 1) || math.IsInf(burstRatio, 0):
-		return nil, fmt.Errorf("workload: burst_ratio %v: must be a finite number >= 1", burstRatio)
+		return nil, fieldErr("burst_ratio", burstRatio, "must be a finite number >= 1")
 	case !(burstMeanS > 0) || math.IsInf(burstMeanS, 0):
-		return nil, fmt.Errorf("workload: burst_mean_s %v: must be a finite number > 0 seconds", burstMeanS)
+		return nil, fieldErr("burst_mean_s", burstMeanS, "must be a finite number of seconds > 0")
 	case !(calmMeanS > 0) || math.IsInf(calmMeanS, 0):
-		return nil, fmt.Errorf("workload: calm_mean_s %v: must be a finite number > 0 seconds", calmMeanS)
+		return nil, fieldErr("calm_mean_s", calmMeanS, "must be a finite number of seconds > 0")
 	}
 	piH := burstMeanS / (burstMeanS + calmMeanS)
 	low := rate / (piH*burstRatio + 1 - piH)

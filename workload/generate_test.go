@@ -144,16 +144,16 @@ func TestMMPPValidation(t *testing.T) {
 		rate, ratio, burst, calm float64
 		want                     string
 	}{
-		{0, 4, 1, 1, "rate 0"},
-		{1, 0.5, 1, 1, "burst_ratio 0.5"},
-		{1, 4, 0, 1, "burst_mean_s 0"},
-		{1, 4, 1, math.Inf(1), "calm_mean_s +Inf"},
+		{0, 4, 1, 1, "rate = 0"},
+		{1, 0.5, 1, 1, "burst_ratio = 0.5"},
+		{1, 4, 0, 1, "burst_mean_s = 0"},
+		{1, 4, 1, math.Inf(1), "calm_mean_s = +Inf"},
 	} {
 		if _, err := NewMMPP(tt.rate, tt.ratio, tt.burst, tt.calm, r); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("NewMMPP(%v, %v, %v, %v) error %v, want %q", tt.rate, tt.ratio, tt.burst, tt.calm, err, tt.want)
 		}
 	}
-	if _, err := NewPoisson(-1, r); err == nil || !strings.Contains(err.Error(), "rate -1") {
+	if _, err := NewPoisson(-1, r); err == nil || !strings.Contains(err.Error(), "rate = -1") {
 		t.Errorf("NewPoisson(-1) error %v", err)
 	}
 }
