@@ -287,7 +287,21 @@ func TestSummaryGolden(t *testing.T) {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("summary.json differs from %s (run with -update if the change is intended):\n%s", golden, got)
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+		for i := range max(len(gl), len(wl)) {
+			g, w := "", ""
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if g != w {
+				t.Errorf("summary.json differs from %s at line %d: got %q, want %q (run `go test ./cmd/fleetsim -run TestSummaryGolden -update` if the change is intended)",
+					golden, i+1, strings.TrimSpace(g), strings.TrimSpace(w))
+				break
+			}
+		}
 	}
 }
 

@@ -162,7 +162,7 @@ func NewParquetSink(path string) (*ParquetSink, error) {
 		return nil, err
 	}
 	w := parquet.NewGenericWriter[Row](f,
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault, Concurrency: 1}),
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
 		parquet.CreatedBy(CreatedBy, "", ""),
 	)
