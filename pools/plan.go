@@ -272,8 +272,8 @@ func (pl *Planner) sizePool(name string, g GPU, ctx, lo, hi int, lambda float64,
 	if pl.cfg.SLO > 0 {
 		budget = pl.cfg.SLO - float64(st.P99Iters)*iterCap - iterCap
 		if !(budget > 0) {
-			return PoolPlan{}, fmt.Errorf("pool %s: slo-ttft-p99 %.4g s is below its P99 prefill %.4g s + one iteration %.4g s (P99 length %d tokens, %d chunks at ϱ = %.2f); no fleet size meets it",
-				name, pl.cfg.SLO, float64(st.P99Iters)*iterCap, iterCap, st.P99Len, st.P99Iters, pl.cfg.RhoMax)
+			return PoolPlan{}, fmt.Errorf("slo-ttft-p99 %.4g s is below the %s pool's P99 prefill %.4g s + one iteration %.4g s (P99 length %d tokens, %d chunks at ϱ = %.2f): no fleet size meets it",
+				pl.cfg.SLO, name, float64(st.P99Iters)*iterCap, iterCap, st.P99Len, st.P99Iters, pl.cfg.RhoMax)
 		}
 	}
 	r, err := MinGPUs(SizeInput{Lambda: lambda, Slots: pt.Slots, MeanS: st.MeanS, Cs2: st.Cs2, WaitMax: budget, RhoMax: pl.cfg.RhoMax})

@@ -1,0 +1,355 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/workload"
+	"github.com/spf13/pflag"
+)
+
+func init() {
+	register("plan", "size a fleet analytically (Erlang-C/Kimura, FleetOpt sweep, cost model)", runPlan)
+}
+
+func planUsage(w io.Writer, fs *pflag.FlagSet) {
+	fmt.Fprint(w, `Usage: fleetsim plan [flags]
+
+Sizes LLM inference fleets analytically (docs/planner.md): each pool is an
+M/G/c queue with c = GPUs × slots; its service time S = (ceil(L_in/512) +
+L_out)·t_iter is calibrated from the workload CDF slice it serves (exact
+moments or 3,000-sample Monte Carlo); the GPU count is the smallest that
+meets the utilization cap and, with --slo-ttft-p99, the Kimura P99 wait
+budget of FleetOpt eq. 8.
+
+Methods: homo (one pool at --long-ctx), pr (two pools at --b-short),
+retrofit (pr + compress-and-route at --gamma, long pool recalibrated),
+fleetopt (FleetOpt Algorithm 1: every CDF breakpoint × γ ∈ {1.0..2.0}),
+all. --pareto prints the cost / P99-TTFT frontier of the whole sweep.
+
+The --format json output can be given to 'fleetsim simulate --plan FILE'.
+Bad input exits with status 2.
+
+Flags:
+`)
+	fmt.Fprint(w, fs.FlagUsagesWrapped(100))
+}
+
+// parseSeconds reads a duration ("500ms", "0.5s") or plain seconds ("0.5").
+func parseSeconds(s string) (float64, error) {
+	if s == "" || s == "0" {
+		return 0, nil
+	}
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		return v, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("want a duration such as 500ms or 0.5s")
+	}
+	return d.Seconds(), nil
+}
+
+// paretoPoint is one (B, γ) cell on the cost / latency plane.
+type paretoPoint struct {
+	BShort     int     `json:"b_short"`
+	Gamma      float64 `json:"gamma"`
+	TotalGPUs  int     `json:"total_gpus"`
+	AnnualUSD  float64 `json:"annual_cost_usd"`
+	Savings    float64 `json:"savings_vs_homogeneous"`
+	MaxP99TTFT float64 `json:"max_p99_ttft_s"` // worst pool's predicted P99 TTFT
+	Pareto     bool    `json:"pareto"`         // no other cell is both cheaper and faster
+	Infeasible string  `json:"infeasible,omitempty"`
+}
+
+type paretoReport struct {
+	Workload    string        `json:"workload"`
+	Rate        float64       `json:"rate"`
+	Calibration string        `json:"calibration"`
+	Points      []paretoPoint `json:"points"`
+}
+
+func runPlan(args []string, stdout, stderr io.Writer) error {
+	fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
+	fs.SortFlags = false
+	wl := fs.String("workload", "azure", "token-length CDF: azure, lmsys, agent-heavy or a CDF JSON `FILE`")
+	rate := fs.Float64("rate", 1000, "fleet arrival rate λ, requests/s")
+	sloS := fs.String("slo-ttft-p99", "0", "P99 TTFT target (500ms, 0.5s, or seconds); 0 = none: size by --rho-max only")
+	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): "+strings.Join(pools.GPUNames(), ", "))
+	gpuLong := fs.String("gpu-long", "", "GPU profile of the long and homogeneous pools (default: --gpu)")
+	bShort := fs.Int("b-short", 0, "short-pool boundary and max context B_short, tokens (needed by pr, retrofit)")
+	gamma := fs.Float64("gamma", 1.5, "C&R bandwidth γ of retrofit (>= 1); the borderline band is (B, γB]")
+	pc := fs.Float64("p-c", 1.0, "compressibility p_c: share of borderline requests C&R compresses, in [0, 1]")
+	rhoMax := fs.Float64("rho-max", pools.DefaultRhoMax, "utilization cap ρ_max, in (0, 1)")
+	calib := fs.String("calibration", pools.CalibExact, "service-time calibration: exact or montecarlo (3,000 samples)")
+	seed := fs.Uint64("seed", pools.DefaultSeed, "Monte Carlo seed (stream 'planner')")
+	timing := fs.String("timing", pools.DefaultTiming, "iteration-time preset: kv (W + H·(L/8192)·slots) or paper (W + H·slots)")
+	frac := fs.Float64("input-fraction", workload.DefaultInputFraction, "fixed split: L_in = floor(f·L), in (0, 1)")
+	longCtx := fs.Int("long-ctx", pools.DefaultLongCtx, "max context of the long and homogeneous pools, tokens")
+	method := fs.String("method", "all", "homo, pr, retrofit, fleetopt, all, or a comma-separated list")
+	fixB := fs.Bool("fix-b", false, "fleetopt: keep B at --b-short and sweep γ only (FleetOpt Table 3)")
+	pareto := fs.Bool("pareto", false, "sweep every CDF breakpoint × γ and print the cost / P99 TTFT frontier")
+	format := fs.String("format", "table", "output: table or json")
+	out := fs.StringP("out", "o", "", "write the output to `FILE` (atomically) instead of stdout")
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			planUsage(stdout, fs)
+			return nil
+		}
+		return badInput("%s (run 'fleetsim plan --help')", oneLine(err))
+	}
+	if fs.NArg() > 0 {
+		return badInput("unexpected argument %q (run 'fleetsim plan --help')", fs.Arg(0))
+	}
+	if *format != "table" && *format != "json" {
+		return badInput("--format %q: allowed: table, json", *format)
+	}
+	slo, err := parseSeconds(*sloS)
+	if err != nil {
+		return badInput("--slo-ttft-p99 %q: %v", *sloS, err)
+	}
+	if !(*rate > 0) || math.IsInf(*rate, 0) {
+		return badInput("--rate %v: must be a finite arrival rate > 0 requests/s", *rate)
+	}
+	if !(*frac > 0 && *frac < 1) {
+		return badInput("--input-fraction %v: must be in (0, 1)", *frac)
+	}
+	short, err := pools.LookupGPU(*gpu)
+	if err != nil {
+		return badInput("--gpu: %v", err)
+	}
+	long := short
+	if *gpuLong != "" {
+		if long, err = pools.LookupGPU(*gpuLong); err != nil {
+			return badInput("--gpu-long: %v", err)
+		}
+	}
+	var methods []string
+	for _, m := range strings.Split(*method, ",") {
+		m = strings.TrimSpace(strings.ToLower(m))
+		switch m {
+		case "all":
+			methods = append(methods, pools.Methods()...)
+		case pools.MethodHomo, pools.MethodPR, pools.MethodRetrofit, pools.MethodFleetOpt:
+			methods = append(methods, m)
+		default:
+			return badInput("--method %q: allowed: homo, pr, retrofit, fleetopt, all (comma-separated)", m)
+		}
+	}
+	if *bShort == 0 {
+		var need []string
+		for _, m := range methods {
+			if m == pools.MethodPR || m == pools.MethodRetrofit || (m == pools.MethodFleetOpt && *fixB) {
+				need = append(need, m)
+			}
+		}
+		if len(need) > 0 && !*pareto {
+			return badInput("--b-short: required by method %s (a token boundary such as 4096)", strings.Join(need, ", "))
+		}
+	}
+	cdf, err := workload.LoadCDF(*wl)
+	if err != nil {
+		return badInput("--workload %q: %s", *wl, oneLine(err))
+	}
+	cal, err := pools.NewCalibrator(cdf, *frac, short.ChunkTokens)
+	if err != nil {
+		return badInput("--workload %q: %s", *wl, oneLine(err))
+	}
+	cfg := pools.Config{
+		Rate: *rate, SLO: slo, RhoMax: *rhoMax, ShortGPU: short, LongGPU: long, LongCtx: *longCtx,
+		BShort: *bShort, Gamma: *gamma, PC: *pc, Calibration: *calib, Seed: *seed, Timing: *timing, FixB: *fixB,
+	}
+	if *rhoMax == 0 {
+		return badInput("--rho-max 0: must be in (0, 1)")
+	}
+	if *gamma == 0 {
+		return badInput("--gamma 0: must be >= 1")
+	}
+	if *seed == 0 {
+		return badInput("--seed 0: must be >= 1")
+	}
+	pl, err := pools.NewPlanner(cal, cfg)
+	if err != nil {
+		return badInput("%s", flagNames(oneLine(err)))
+	}
+	var doc any
+	var table func(io.Writer) error
+	if *pareto {
+		rep, err := runPareto(pl, cdf.Name)
+		if err != nil {
+			return badInput("%s", flagNames(oneLine(err)))
+		}
+		doc, table = rep, func(w io.Writer) error { return writeParetoTable(w, rep) }
+	} else {
+		plan, err := pl.Run(methods)
+		if err != nil {
+			return badInput("%s", flagNames(oneLine(err)))
+		}
+		doc, table = plan, func(w io.Writer) error { return writePlanTable(w, plan) }
+	}
+	write := func(w io.Writer) error {
+		if *format == "json" {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(doc)
+		}
+		return table(w)
+	}
+	if *out == "" {
+		return write(stdout)
+	}
+	return writeAtomic(*out, write)
+}
+
+// flagNames rewrites the planner's field names into the CLI's flag names.
+func flagNames(msg string) string {
+	for _, f := range []string{"rate", "slo-ttft-p99", "rho-max", "b-short", "gamma", "p-c", "calibration", "timing"} {
+		if strings.HasPrefix(msg, f+" ") {
+			return "--" + msg
+		}
+	}
+	return msg
+}
+
+// writeAtomic writes through a temporary file in the target's directory and
+// renames it into place, so a failed run never leaves a half-written file.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".plan-*.tmp")
+	if err != nil {
+		return badInput("--out %q: %v", path, err)
+	}
+	tmp := f.Name()
+	if err := write(f); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+func runPareto(pl *pools.Planner, name string) (paretoReport, error) {
+	cfg := pl.Config()
+	rep := paretoReport{Workload: name, Rate: cfg.Rate, Calibration: cfg.Calibration}
+	feasible := 0
+	var firstErr error
+	for _, c := range pl.Sweep(pl.Candidates(), cfg.Gammas) {
+		p := paretoPoint{BShort: c.BShort, Gamma: c.Gamma}
+		if c.Err != nil {
+			p.Infeasible = oneLine(c.Err)
+			if firstErr == nil {
+				firstErr = c.Err
+			}
+		} else {
+			feasible++
+			p.TotalGPUs, p.AnnualUSD, p.Savings = c.Plan.TotalGPUs, c.Plan.AnnualUSD, c.Plan.Savings
+			for _, pp := range c.Plan.Pools {
+				p.MaxP99TTFT = math.Max(p.MaxP99TTFT, pp.P99TTFTS)
+			}
+		}
+		rep.Points = append(rep.Points, p)
+	}
+	if feasible == 0 {
+		if firstErr == nil {
+			return rep, fmt.Errorf("pareto: no candidate boundary")
+		}
+		return rep, fmt.Errorf("pareto: no feasible (B, γ): %w", firstErr)
+	}
+	for i := range rep.Points {
+		a := &rep.Points[i]
+		if a.Infeasible != "" {
+			continue
+		}
+		a.Pareto = true
+		for _, b := range rep.Points {
+			if b.Infeasible != "" {
+				continue
+			}
+			if b.AnnualUSD <= a.AnnualUSD && b.MaxP99TTFT <= a.MaxP99TTFT &&
+				(b.AnnualUSD < a.AnnualUSD || b.MaxP99TTFT < a.MaxP99TTFT) {
+				a.Pareto = false
+				break
+			}
+		}
+	}
+	return rep, nil
+}
+
+func writeParetoTable(w io.Writer, rep paretoReport) error {
+	fmt.Fprintf(w, "workload %s, λ = %g req/s, calibration %s: cost / P99 TTFT frontier over %d (B, γ) cells\n\n",
+		rep.Workload, rep.Rate, rep.Calibration, len(rep.Points))
+	front := make([]paretoPoint, 0)
+	for _, p := range rep.Points {
+		if p.Pareto {
+			front = append(front, p)
+		}
+	}
+	sort.Slice(front, func(i, j int) bool { return front[i].AnnualUSD < front[j].AnnualUSD })
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "B_short\tγ\tGPUs\tcost $K/yr\tsavings\tmax P99 TTFT s\t")
+	for _, p := range front {
+		fmt.Fprintf(tw, "%d\t%.1f\t%d\t%.0f\t%.1f%%\t%.3f\t\n", p.BShort, p.Gamma, p.TotalGPUs, p.AnnualUSD/1000, 100*p.Savings, p.MaxP99TTFT)
+	}
+	return tw.Flush()
+}
+
+func writePlanTable(w io.Writer, p pools.Plan) error {
+	slo := "none (utilization cap only)"
+	if p.SLOTTFTP99S > 0 {
+		slo = fmt.Sprintf("%g s", p.SLOTTFTP99S)
+	}
+	cal := p.Calibration
+	if p.Samples > 0 {
+		cal = fmt.Sprintf("%s (%d samples, seed %d)", cal, p.Samples, p.Seed)
+	}
+	fmt.Fprintf(w, "workload %s, λ = %g req/s, P99 TTFT SLO %s, ρ_max %g\ncalibration %s, timing %s, L_in = floor(%g·L), chunk %d tokens\n\n",
+		p.Workload, p.Rate, slo, p.RhoMax, cal, p.Timing, p.InputFraction, p.ChunkTokens)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "method\tB_short\tγ\tpool\tgpu\tmax_ctx\tslots\tλ req/s\tμ_gpu req/s\tCs²\tGPUs\tutil\tP99 wait s\tP99 TTFT s\t")
+	for _, m := range p.Methods {
+		b, g := "-", "-"
+		if m.BShort > 0 {
+			b, g = strconv.Itoa(m.BShort), fmt.Sprintf("%.1f", m.Gamma)
+		}
+		for _, pp := range m.Pools {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.2f\t%.4g\t%.3f\t%d\t%.3f\t%.3f\t%.3f\t\n",
+				m.Method, b, g, pp.Name, pp.GPU, pp.MaxCtx, pp.Slots, pp.ArrivalRate, pp.MuGPU, pp.Cs2, pp.GPUs, pp.Utilization, pp.P99WaitS, pp.P99TTFTS)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "method\tGPUs\tcost $K/yr\tsavings\tα′\tclosed form α′(1−1/ρ)\teq. 8 GPUs\teq. 8 savings\tprofiler GPUs\tarchetype\t")
+	for _, m := range p.Methods {
+		arch := m.Archetype
+		if arch == "" {
+			arch = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.1f%%\t%.4f\t%.1f%%\t%.1f\t%.1f%%\t%d\t%s\t\n",
+			m.Method, m.TotalGPUs, m.AnnualUSD/1000, 100*m.Savings, m.AlphaPrime, 100*m.ClosedForm, m.Corrected, 100*m.CorrectedSav, m.ProfilerGPUs, arch)
+	}
+	return tw.Flush()
+}
