@@ -134,7 +134,7 @@ func TestParquetNullTimes(t *testing.T) {
 		t.Errorf("row 1: ttft_s or tpot_s NULL: %+v", rows[1])
 	}
 	if rows[11].TPOTS != nil {
-		t.Errorf("row 11 (one output token): tpot_s = %v, want NULL", *rows[11].TPOTS)
+		t.Errorf("row 11 (tpot NaN in the record): tpot_s = %v, want NULL", *rows[11].TPOTS)
 	}
 }
 

@@ -21,9 +21,9 @@ const batchRows = 1024
 
 // Row is the Parquet schema of requests.parquet: one row per request, the
 // columns of sim.Record in the same order. Times are seconds since the start
-// of the run, durations seconds. A time or duration a request never reached
-// (a rejected request's first token, for example) is NULL; so is the TPOT of
-// a request with a single output token. The string columns are
+// of the run, durations seconds. A time or duration that is NaN in the
+// record (one a rejected request never reached, such as its first token) is
+// NULL, so readers' sums and averages skip it. The string columns are
 // dictionary-encoded. docs/cli.md documents every column.
 type Row struct {
 	ID                  int64    `parquet:"id"`
