@@ -63,7 +63,7 @@ func newSimFlags() *simFlags {
 	fs := f.fs
 	fs.SortFlags = false
 	fs.StringVar(&f.config, "config", "", "scenario `FILE` (YAML, or JSON when it ends in .json); flags override it")
-	fs.StringVar(&f.workload, "workload", d.Workload.CDF, "token-length CDF: azure, lmsys, agent-heavy or a CDF JSON `FILE`")
+	fs.StringVar(&f.workload, "workload", d.Workload.CDF, "token-length CDF `NAME`: azure, lmsys, agent-heavy, or a CDF JSON file")
 	fs.StringVar(&f.trace, "trace", "", "replay a trace `FILE` instead of a CDF (Azure LLM trace .csv or Mooncake .jsonl)")
 	fs.StringVar(&f.traceFmt, "trace-format", "", "trace format: azure or mooncake (default: by extension)")
 	fs.StringVar(&f.arrival, "arrival", "poisson", "arrival process with a CDF: poisson or bursty")
