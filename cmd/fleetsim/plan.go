@@ -282,12 +282,13 @@ func runPareto(pl *pools.Planner, name string) (paretoReport, error) {
 			continue
 		}
 		a.Pareto = true
-		for _, b := range rep.Points {
+		for j, b := range rep.Points {
 			if b.Infeasible != "" {
 				continue
 			}
-			if b.AnnualUSD <= a.AnnualUSD && b.MaxP99TTFT <= a.MaxP99TTFT &&
-				(b.AnnualUSD < a.AnnualUSD || b.MaxP99TTFT < a.MaxP99TTFT) {
+			// b dominates a, or is the same point seen earlier (keep one).
+			same := b.AnnualUSD == a.AnnualUSD && b.MaxP99TTFT == a.MaxP99TTFT
+			if (same && j < i) || (!same && b.AnnualUSD <= a.AnnualUSD && b.MaxP99TTFT <= a.MaxP99TTFT) {
 				a.Pareto = false
 				break
 			}

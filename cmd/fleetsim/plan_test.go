@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fleetsim/fleetsim/pools"
+)
+
+// TestPlanAcceptance runs issue #3's acceptance commands: the pool-routing
+// fleets with exact moments (counts computed independently by the issue's
+// author) and the JSON keys scripts rely on.
+func TestPlanAcceptance(t *testing.T) {
+	tests := []struct {
+		workload, bShort string
+		want             [2]int
+	}{
+		{"azure", "4096", [2]int{44, 131}},
+		{"lmsys", "1536", [2]int{7, 76}},
+		{"agent-heavy", "8192", [2]int{232, 2039}},
+	}
+	for _, tt := range tests {
+		code, out, errs := runCLI(t, "plan", "--workload", tt.workload, "--rate", "1000", "--b-short", tt.bShort,
+			"--gpu", "a100", "--method", "pr", "--format", "json", "--calibration", "exact")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tt.workload, code, errs)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		m := doc["methods"].([]any)[0].(map[string]any)
+		for _, k := range []string{"total_gpus", "annual_cost_usd", "savings_vs_homogeneous"} {
+			if _, ok := m[k]; !ok {
+				t.Errorf("%s: method lacks %q", tt.workload, k)
+			}
+		}
+		ps := m["pools"].([]any)
+		if len(ps) != 2 {
+			t.Fatalf("%s: %d pools", tt.workload, len(ps))
+		}
+		for i, p := range ps {
+			pm := p.(map[string]any)
+			for _, k := range []string{"name", "gpu", "max_ctx", "slots", "arrival_rate", "mu_gpu", "cs2", "gpus", "utilization", "p99_wait_s", "p99_ttft_s"} {
+				if _, ok := pm[k]; !ok {
+					t.Errorf("%s pool %d lacks %q", tt.workload, i, k)
+				}
+			}
+			if got := int(pm["gpus"].(float64)); got != tt.want[i] {
+				t.Errorf("%s %s: %d GPUs, want %d", tt.workload, pm["name"], got, tt.want[i])
+			}
+		}
+		// The plan is readable by pools.ReadPlan (fleetsim simulate --plan).
+		pp, err := pools.ReadPlan(strings.NewReader(out), "pr")
+		if err != nil || len(pp) != 2 || pp[0].Count != tt.want[0] || pp[1].Count != tt.want[1] {
+			t.Errorf("%s: ReadPlan %+v, %v", tt.workload, pp, err)
+		}
+	}
+}
+
+// TestPlanBadInput: each invalid input exits with status 2 and one line
+// naming the problem.
+func TestPlanBadInput(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rate", "-5", "--b-short", "4096"}, "--rate"},
+		{[]string{"--rho-max", "1", "--b-short", "4096"}, "--rho-max"},
+		{[]string{"--b-short", "4096", "--method", "pr", "--slo-ttft-p99", "100ms"}, "prefill"},
+		{[]string{"--workload", "agent-heavy", "--b-short", "128", "--method", "pr"}, "empty"},
+		{[]string{"--b-short", "4096", "--gamma", "0.9"}, "--gamma"},
+		{[]string{"--gpu", "h200", "--b-short", "4096"}, "unknown GPU"},
+		{[]string{"--method", "pr"}, "--b-short"},
+		{[]string{"--b-short", "4096", "--format", "yaml"}, "--format"},
+		{[]string{"--b-short", "4096", "--calibration", "mc"}, "calibration"},
+	}
+	for _, tt := range tests {
+		code, out, errs := runCLI(t, append([]string{"plan"}, tt.args...)...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", tt.args, code, errs)
+		}
+		if out != "" {
+			t.Errorf("%v: wrote to stdout: %q", tt.args, out)
+		}
+		if lines := strings.Count(strings.TrimRight(errs, "\n"), "\n"); lines != 0 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: stderr %q, want one line naming %q", tt.args, errs, tt.want)
+		}
+	}
+}
+
+func TestPlanParetoAndOut(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "frontier.json")
+	code, _, errs := runCLI(t, "plan", "--workload", "lmsys", "--pareto", "--format", "json", "--out", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep paretoReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	front := 0
+	for _, p := range rep.Points {
+		if p.Pareto {
+			front++
+			for _, q := range rep.Points {
+				if q.Infeasible == "" && q.AnnualUSD < p.AnnualUSD && q.MaxP99TTFT < p.MaxP99TTFT {
+					t.Errorf("frontier point B=%d γ=%v dominated by B=%d γ=%v", p.BShort, p.Gamma, q.BShort, q.Gamma)
+				}
+			}
+		}
+	}
+	if front == 0 || len(rep.Points) < 11 {
+		t.Errorf("%d points, %d on the frontier", len(rep.Points), front)
+	}
+	code, out, _ := runCLI(t, "plan", "--workload", "azure", "--b-short", "4096")
+	if code != 0 || !strings.Contains(out, "fleetopt") || !strings.Contains(out, "homogeneous") {
+		t.Errorf("table output: exit %d\n%s", code, out)
+	}
+}
