@@ -268,6 +268,7 @@ func (e *Engine) jumpLen(t float64) int {
 	if kMax == 0 {
 		return 0
 	}
+	kMax = min(kMax, 1<<40) // a run always ends; this only guards the arithmetic
 	r := &e.run
 	m := e.it - r.anchorIt
 	last := m + kMax - 1
