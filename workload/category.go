@@ -115,8 +115,13 @@ func (cm *categoryMix) draw(in int) (Category, int) {
 			}
 		}
 	}
+	return c, cm.bytes(c, in)
+}
+
+// bytes returns the byte length of a prompt of in tokens of category c.
+func (cm *categoryMix) bytes(c Category, in int) int {
 	z := cm.r.NormFloat64()
 	z = min(max(z, -3), 3)
 	b := math.Round(float64(in) * trueBytesPerToken[c] * (1 + BytesJitter*z))
-	return c, max(1, int(b))
+	return max(1, int(b))
 }

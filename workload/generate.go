@@ -5,6 +5,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"strings"
 )
 
 // NewSource validates spec and returns the Source of its requests, with
@@ -23,9 +25,11 @@ import (
 //     SplitNormal);
 //   - category and byte length: see trace mode.
 //
-// Trace mode (spec.Trace set) replays an Azure LLM trace CSV or a Mooncake
-// JSONL file (format from spec.TraceFormat, else the extension: .csv azure,
-// .jsonl mooncake). NewSource first reads the rows it will use (the first
+// Trace mode (spec.Trace set) replays an Azure LLM trace CSV, a Mooncake
+// JSONL file or a generic CSV/JSONL trace (see TraceGeneric; format from
+// spec.TraceFormat, else the extension: .csv azure, .jsonl mooncake). A
+// generic trace's category, bytes and max_output_tokens, when given, replace
+// the drawn or default values. NewSource first reads the rows it will use (the first
 // spec.Requests) to check them all, so a bad row fails here, before a run
 // starts; the Source then reads the file again, incrementally. Arrival times
 // are the rows' timestamps minus the first row's; with spec.Rate > 0 they are
@@ -161,8 +165,13 @@ func openTrace(path, format string) (*os.File, TraceReader, error) {
 	if err != nil {
 		return nil, nil, traceErr(path, 0, "", "", "cannot open: %v", err)
 	}
-	if format == TraceMooncake {
+	switch {
+	case format == TraceMooncake:
 		return f, NewMooncakeReader(path, f), nil
+	case format == TraceGeneric && strings.EqualFold(filepath.Ext(path), ".csv"):
+		return f, NewGenericCSVReader(path, f), nil
+	case format == TraceGeneric:
+		return f, NewGenericJSONLReader(path, f), nil
 	}
 	return f, NewAzureReader(path, f), nil
 }
@@ -244,13 +253,26 @@ func (s *traceSource) Next(r *Request) bool {
 		return false
 	}
 	s.prev = row.Time
-	cat, b := s.mix.draw(row.Input)
+	var cat Category
+	var b int
+	if row.HasCategory {
+		cat, b = row.Category, s.mix.bytes(row.Category, row.Input)
+	} else {
+		cat, b = s.mix.draw(row.Input)
+	}
+	if row.Bytes > 0 {
+		b = row.Bytes
+	}
+	maxOut := row.Output
+	if row.MaxOutput > 0 {
+		maxOut = row.MaxOutput
+	}
 	*r = Request{
 		ID:              s.next,
 		Arrival:         (row.Time - s.t0) * s.scale,
 		InputTokens:     row.Input,
 		OutputTokens:    row.Output,
-		MaxOutputTokens: row.Output,
+		MaxOutputTokens: maxOut,
 		Bytes:           b,
 		Category:        cat,
 	}

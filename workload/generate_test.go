@@ -415,7 +415,7 @@ func TestSpecValidate(t *testing.T) {
 		{with(ok, func(s *Spec) { s.OutputMu = -0.1 }), `output_mu = -0.1: must be in (0, 1) (0 = default 0.1)`},
 		{with(ok, func(s *Spec) { s.OutputSigma = -1 }), `output_sigma = -1: must be a finite number > 0 (0 = default 0.05)`},
 		{with(ok, func(s *Spec) { s.TraceFormat = "azure" }), `trace_format = "azure": applies only to a trace (trace is empty)`},
-		{with(tr, func(s *Spec) { s.TraceFormat = "parquet" }), `trace_format = "parquet": allowed: azure, mooncake (or empty: by file extension)`},
+		{with(tr, func(s *Spec) { s.TraceFormat = "parquet" }), `trace_format = "parquet": allowed: azure, mooncake, generic (or empty: by file extension)`},
 		{with(tr, func(s *Spec) { s.Trace = "t.txt" }), `trace = "t.txt": cannot tell the trace format from the extension (want .csv for azure, .jsonl for mooncake, or set trace_format)`},
 		{with(ok, func(s *Spec) { s.Categories = map[string]float64{"poetry": 1} }), `categories = "poetry": unknown category (allowed: prose, code, cjk, rag, mixed)`},
 		{with(ok, func(s *Spec) { s.Categories = map[string]float64{"prose": 1.5, "code": -0.5} }), `categories.code = -0.5: a share must be in [0, 1]`},

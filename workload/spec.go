@@ -16,9 +16,11 @@ type Spec struct {
 	// CDF names a built-in CDF ("azure", "lmsys", "agent-heavy") or a CDF
 	// JSON file; lengths drawn from it are L_total = L_in + L_out.
 	CDF string `json:"cdf,omitempty" yaml:"cdf,omitempty"`
-	// Trace is a trace file (Azure LLM trace CSV or Mooncake JSONL).
+	// Trace is a trace file (Azure LLM trace CSV, Mooncake JSONL or a
+	// generic CSV/JSONL trace).
 	Trace string `json:"trace,omitempty" yaml:"trace,omitempty"`
-	// TraceFormat is "azure", "mooncake" or "" (by file extension).
+	// TraceFormat is "azure", "mooncake", "generic" (see TraceGeneric) or ""
+	// (by file extension: .csv azure, .jsonl mooncake).
 	TraceFormat string `json:"trace_format,omitempty" yaml:"trace_format,omitempty"`
 	// Rate is the mean arrival rate, requests per second.
 	Rate float64 `json:"rate" yaml:"rate"`

@@ -13,12 +13,18 @@ import (
 	"time"
 )
 
-// TraceRow is one request of a trace: its timestamp and true token counts.
+// TraceRow is one request of a trace: its timestamp and true token counts,
+// plus what a generic trace may also give.
 type TraceRow struct {
 	Line   int     // 1-based line of the row in its file
 	Time   float64 // timestamp as read, seconds (absolute for Azure, relative for Mooncake)
 	Input  int     // prompt tokens L_in (>= 1)
 	Output int     // generated tokens L_out (>= 1)
+	// Generic traces only; zero when absent.
+	MaxOutput   int      // declared output cap, tokens (>= Output)
+	Category    Category // content category, valid when HasCategory
+	HasCategory bool
+	Bytes       int // prompt length, bytes
 }
 
 // TraceReader reads the rows of a trace one by one. Next returns io.EOF after
@@ -271,8 +277,11 @@ func checkOrder(file, format string, row TraceRow, prev float64) error {
 		return nil
 	}
 	field, scale, unit := azureTimestamp, 1.0, "s"
-	if format == TraceMooncake {
+	switch format {
+	case TraceMooncake:
 		field, scale, unit = "timestamp", 1000, "ms"
+	case TraceGeneric:
+		field = genArrival
 	}
 	f := func(x float64) string { return strconv.FormatFloat(x*scale, 'f', -1, 64) }
 	return traceErr(file, row.Line, field, f(row.Time),

@@ -58,8 +58,9 @@ const (
 //   - split is "", "fixed" or "normal"; input_fraction is 0 (default 0.8) or
 //     in (0, 1); output_mu is 0 (default 0.10) or in (0, 1); output_sigma is
 //     0 (default 0.05) or > 0; all finite;
-//   - trace_format is "", "azure" or "mooncake"; when empty the trace file
-//     name must end in .csv (azure) or .jsonl (mooncake);
+//   - trace_format is "", "azure", "mooncake" or "generic"; when empty the
+//     trace file name must end in .csv (azure) or .jsonl (mooncake); a
+//     generic trace ends in .csv, .jsonl or .json;
 //   - categories has known names (prose, code, cjk, rag, mixed) and shares in
 //     [0, 1] summing to 1 within 1e-9.
 //
@@ -188,9 +189,15 @@ func traceFormat(path, format string) (string, error) {
 	switch format {
 	case TraceAzure, TraceMooncake:
 		return format, nil
+	case TraceGeneric:
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".csv", ".jsonl", ".json":
+			return format, nil
+		}
+		return "", fieldErr("trace", path, "a generic trace must end in .csv, .jsonl or .json")
 	case "":
 	default:
-		return "", fieldErr("trace_format", format, "allowed: azure, mooncake (or empty: by file extension)")
+		return "", fieldErr("trace_format", format, "allowed: azure, mooncake, generic (or empty: by file extension)")
 	}
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".csv":
