@@ -285,3 +285,51 @@ func TestPartialAdvanceIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestRealisticAgainstOracle compares the engine with the oracle on an A100
+// short-pool instance (256 slots) with Azure-like lengths: long runs of
+// hundreds of decoders, where the closed form jumps far. The second case
+// has an eighth of the KV cache, so it preempts.
+func TestRealisticAgainstOracle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow oracle")
+	}
+	tight := a100Short
+	tight.KVBlocks = 8192
+	budget := a100Short
+	budget.BatchTokenBudget = 2048
+	budget.Timing = Timing{W: 0.008, HSeq: 0.0002, HKV: 0.00065 / 8192, P: 1e-6}
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		rate float64
+		min  int64 // preemptions at least
+	}{
+		{"a100 short", a100Short, 49, 0},
+		{"tight kv", tight, 60, 1},
+		{"budget", budget, 45, 0},
+	} {
+		reqs := azureShort(t, 3000, tc.rate)
+		e, _ := New(tc.cfg)
+		o := newOracle(tc.cfg)
+		var got, want []Result
+		for _, r := range reqs {
+			got = e.AdvanceTo(r.Arrival, got)
+			want = o.advance(r.Arrival, want)
+			e.Submit(r, r.Arrival)
+			o.submit(r, r.Arrival)
+		}
+		got = e.AdvanceTo(math.Inf(1), got)
+		want = o.advance(math.Inf(1), want)
+		if err := compareResults(got, want); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if err := checkStats(e, o); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if o.preemptions < tc.min {
+			t.Errorf("%s: %d preemptions, want >= %d", tc.name, o.preemptions, tc.min)
+		}
+		t.Logf("%s: %d results, %d iterations, %d preemptions", tc.name, len(got), o.iterations, o.preemptions)
+	}
+}
