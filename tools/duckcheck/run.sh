@@ -9,7 +9,12 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 
 if [[ ! -d "$here/node_modules/@duckdb/node-api" ]]; then
-  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
+  # npm ci installs exactly package-lock.json. Where the registry serves only
+  # some platforms' builds of @duckdb/node-bindings, the lock file cannot list
+  # the others and npm ci refuses it as out of sync; npm install then
+  # installs the same locked versions.
+  (cd "$here" && { npm ci --no-audit --no-fund --loglevel=silent ||
+    npm install --no-audit --no-fund --no-save --loglevel=error; })
 fi
 
 tmp="$(mktemp -d)"
