@@ -64,7 +64,7 @@ func BenchmarkEngineLazy(b *testing.B) {
 func BenchmarkEnginePreempt(b *testing.B) {
 	cfg := a100Short
 	cfg.KVBlocks = 8192
-	benchEngineCfg(b, cfg, true, 60)
+	benchEngineCfg(b, cfg, true, 30)
 }
 
 func benchEngine(b *testing.B, events bool) { benchEngineCfg(b, a100Short, events, benchRate) }
@@ -101,4 +101,9 @@ func benchEngineCfg(b *testing.B, cfg Config, events bool, rate float64) {
 	if done+len(out) != b.N {
 		b.Fatalf("%d of %d requests completed", done+len(out), b.N)
 	}
+}
+
+// BenchmarkEngineLowLoad is BenchmarkEngine at a third of its arrival rate.
+func BenchmarkEngineLowLoad(b *testing.B) {
+	benchEngineCfg(b, a100Short, true, benchRate/3)
 }

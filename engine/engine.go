@@ -15,7 +15,9 @@ import (
 // polls it (hand work to an idle engine with Submit). Because the engine is
 // advanced lazily, a caller that pushes to a shared queue at time t must
 // first advance every engine sharing it to t, and must re-read their
-// NextEvent afterwards.
+// NextEvent afterwards. A request taken from it has Enqueued = Admitted; one
+// that can never run on the engine (see Fits) is rejected when it reaches
+// the head, with Enqueued = Finished = the start of that iteration.
 type Queue interface {
 	Peek() *workload.Request // head of the line, nil when empty
 	Pop() *workload.Request  // removes and returns the head
@@ -27,7 +29,7 @@ type Stats struct {
 	Queued          int     // requests in the private queue (preempted ones included)
 	FreeBlocks      int     // free KV blocks
 	Completed       int64   // requests served to completion
-	Rejected        int64   // requests refused (too long for MaxModelLen or the KV cache)
+	Rejected        int64   // requests refused (see Fits)
 	Preemptions     int64   // preemption events
 	Iterations      int64   // iterations run
 	BusySlotSeconds float64 // integral over time of running sequences up to Now(), sequence*s
