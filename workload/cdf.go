@@ -399,7 +399,7 @@ func newLengthSampler(c *CDF) *lengthSampler {
 // sampleU maps a draw u in [0, 1) to a length, as CDF.sampleU.
 func (s *lengthSampler) sampleU(u float64) int {
 	pts := s.c.Points
-	i := int(s.guide[int(u*float64(len(s.guide)))])
+	i := int(s.guide[min(int(u*float64(len(s.guide))), len(s.guide)-1)])
 	for pts[i].F <= u {
 		i++
 	}
