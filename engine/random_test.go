@@ -333,3 +333,17 @@ func TestRealisticAgainstOracle(t *testing.T) {
 		t.Logf("%s: %d results, %d iterations, %d preemptions", tc.name, len(got), o.iterations, o.preemptions)
 	}
 }
+
+// FuzzAgainstOracle runs the random-scenario comparison from a fuzzed seed:
+// go test ./engine -fuzz FuzzAgainstOracle
+func FuzzAgainstOracle(f *testing.F) {
+	for _, s := range []uint64{0, 10, 15, 29, 12345} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		sc := randomScenario(workload.NewRand(seed, workload.StreamLengths))
+		if _, err := runScenario(sc); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	})
+}
