@@ -177,3 +177,53 @@ func TestHandPreemption(t *testing.T) {
 		t.Errorf("stats %+v", s)
 	}
 }
+
+// TestTimeBookkeeping checks Now, the busy integral inside an iteration,
+// admission at the next iteration start and the restart of an idle engine.
+// W = 1 s, no other cost: every iteration lasts exactly 1 s.
+func TestTimeBookkeeping(t *testing.T) {
+	e, err := New(Config{MaxSeqs: 2, KVBlocks: 100, BlockTokens: 16, ChunkTokens: 512, MaxModelLen: 1000, Timing: Timing{W: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &workload.Request{InputTokens: 10, OutputTokens: 3} // iterations [0,1) [1,2) [2,3)
+	b := &workload.Request{InputTokens: 10, OutputTokens: 2}
+	c := &workload.Request{InputTokens: 10, OutputTokens: 1}
+	if !e.CanAdmit(a) {
+		t.Fatal("idle engine cannot admit")
+	}
+	e.Submit(a, 0)
+	if ne := e.NextEvent(); ne != 1 { // admission at 0: 0 + W
+		t.Errorf("NextEvent %v, want 1", ne)
+	}
+	res := e.AdvanceTo(0.5, nil)
+	// it0 [0,1) ran: busy up to Now = 0.5 is 1 sequence * 0.5 s.
+	if s := e.Stats(); e.Now() != 0.5 || s.BusySlotSeconds != 0.5 || s.Running != 1 || s.Iterations != 1 || len(res) != 0 {
+		t.Errorf("at 0.5: now %v stats %+v", e.Now(), s)
+	}
+	res = e.AdvanceTo(2.5, res) // it1 [1,2), it2 [2,3) ran; a finishes at 3
+	if !e.CanAdmit(b) {
+		t.Error("cannot admit with a free slot")
+	}
+	e.Submit(b, 2.5) // admitted at 3, prefill [3,4), decode [4,5)
+	res = e.AdvanceTo(7, res)
+	e.Submit(c, 10) // idle since 5: starts at 10, done at 11
+	res = e.AdvanceTo(20, res)
+	want := []Result{
+		{Req: a, Enqueued: 0, Admitted: 0, FirstToken: 1, Finished: 3},
+		{Req: b, Enqueued: 2.5, Admitted: 3, FirstToken: 4, Finished: 5},
+		{Req: c, Enqueued: 10, Admitted: 10, FirstToken: 11, Finished: 11},
+	}
+	if len(res) != len(want) {
+		t.Fatalf("results %+v", res)
+	}
+	for i := range want {
+		if res[i] != want[i] {
+			t.Errorf("result %d: %+v, want %+v", i, res[i], want[i])
+		}
+	}
+	// Busy: a 3 s + b 2 s + c 1 s = 6 sequence-seconds over 20 s.
+	if s := e.Stats(); s.BusySlotSeconds != 6 || s.Completed != 3 || s.Iterations != 6 || !math.IsInf(e.NextEvent(), 1) {
+		t.Errorf("stats %+v", s)
+	}
+}
