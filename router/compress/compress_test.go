@@ -39,6 +39,23 @@ func TestCountTokens(t *testing.T) {
 	}
 }
 
+// TestCountAdditive: the count of a text equals the sum of its sentences'
+// counts (Compress relies on it for Result.Tokens and OriginalTokens).
+func TestCountAdditive(t *testing.T) {
+	texts := append(prompts(t, 5, 2000, 4000, 9),
+		"你好。再见！「好」。最后 end. Next?! \"Quoted.\" (Paren.) 3.5 ms... x\n\ny",
+		"Привет мир. Ещё раз… Да!")
+	for _, p := range texts {
+		sum := 0
+		for _, s := range SplitSentences(p) {
+			sum += CountTokens(s)
+		}
+		if got := CountTokens(p); got != sum {
+			t.Errorf("CountTokens = %d; sum over sentences = %d for %.60q", got, sum, p)
+		}
+	}
+}
+
 // TestCountTokensCalibration checks the heuristic's bytes per token on the
 // papers' English prose (paragraphs without LaTeX residue): about 4 bytes
 // per token, the rule of thumb behind the token-budget paper's cold start
@@ -304,6 +321,9 @@ func FuzzCompress(f *testing.F) {
 		}
 		if res.Tokens > budget && res.Compressed {
 			t.Fatalf("over budget: %d > %d", res.Tokens, budget)
+		}
+		if res.Tokens != CountTokens(res.Text) || res.OriginalTokens != CountTokens(text) {
+			t.Fatalf("token counts %d/%d; CountTokens gives %d/%d", res.Tokens, res.OriginalTokens, CountTokens(res.Text), CountTokens(text))
 		}
 		if utf8.ValidString(text) && !utf8.ValidString(res.Text) {
 			t.Fatalf("invalid UTF-8 output")

@@ -17,8 +17,8 @@ import (
 // word/punctuation-piece heuristic that mimics a byte-pair-encoding
 // tokenizer (cl100k-like) without its vocabulary:
 //
-//   - whitespace is free (a BPE tokenizer glues the leading space to the
-//     following word);
+//   - whitespace and ASCII control characters are free (a BPE tokenizer
+//     glues the leading space to the following word);
 //   - a run of ASCII letters of length n counts 1 + (n−1)/8 tokens (integer
 //     division): words up to 8 letters are one token, longer words split
 //     about every 8 letters;
@@ -62,8 +62,8 @@ func CountTokens(text string) int {
 			}
 			n += (j - i + 2) / 3
 			i = j
-		case c == ' ' || c == '\n' || c == '\t' || c == '\r':
-			i++
+		case c <= ' ':
+			i++ // ASCII whitespace and control characters
 		case c < utf8.RuneSelf:
 			// a run of ASCII punctuation or symbols: a token per two
 			j := i + 1
