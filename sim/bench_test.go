@@ -45,3 +45,12 @@ func BenchmarkFleetAzure(b *testing.B) {
 		PoolConfig{Name: "long", GPU: "a100", Count: 131, MaxContext: 65536},
 	)
 }
+
+// BenchmarkFleetAgentHeavy is the second fleet: the agent-heavy CDF
+// at 1,000 req/s on short:a100:229:8192 and long:a100:2037:65536.
+func BenchmarkFleetAgentHeavy(b *testing.B) {
+	benchFleet(b, "agent-heavy", 1000, 1000000,
+		PoolConfig{Name: "short", GPU: "a100", Count: 229, MaxContext: 8192},
+		PoolConfig{Name: "long", GPU: "a100", Count: 2037, MaxContext: 65536},
+	)
+}

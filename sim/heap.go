@@ -1,8 +1,12 @@
 package sim
 
-import "github.com/fleetsim/fleetsim/workload"
+import (
+	"math/bits"
 
-// idxHeap is an indexed binary min-heap over the instances 0..n-1 of a pool,
+	"github.com/fleetsim/fleetsim/workload"
+)
+
+// idxHeap is an indexed 4-ary min-heap over the instances 0..n-1 of a pool,
 // ordered by a float64 key and, on equal keys, by the lower instance index
 // (the explicit tie rule of the fleet model). Every instance is always in
 // the heap; update moves one instance after its key changed. It replaces
@@ -51,7 +55,7 @@ func (h *idxHeap) up(k int) bool {
 	moved := false
 	x := h.heap[k]
 	for k > 0 {
-		p := (k - 1) / 2
+		p := (k - 1) / 4
 		if !h.less(x, h.heap[p]) {
 			break
 		}
@@ -69,19 +73,22 @@ func (h *idxHeap) down(k int) {
 	n := len(h.heap)
 	x := h.heap[k]
 	for {
-		c := 2*k + 1
+		c := 4*k + 1
 		if c >= n {
 			break
 		}
-		if r := c + 1; r < n && h.less(h.heap[r], h.heap[c]) {
-			c = r
+		m := c
+		for j := c + 1; j < min(c+4, n); j++ {
+			if h.less(h.heap[j], h.heap[m]) {
+				m = j
+			}
 		}
-		if !h.less(h.heap[c], x) {
+		if !h.less(h.heap[m], x) {
 			break
 		}
-		h.heap[k] = h.heap[c]
+		h.heap[k] = h.heap[m]
 		h.pos[h.heap[k]] = int32(k)
-		k = c
+		k = m
 	}
 	h.heap[k] = x
 	h.pos[x] = int32(k)
@@ -132,4 +139,87 @@ func (q *fifo) Push(r *workload.Request) {
 	}
 	q.buf[(q.head+q.n)%len(q.buf)] = r
 	q.n++
+}
+
+// slotIndex finds the instance with the most free slots (ties: the lowest
+// index) in O(1) updates: one bitset of instances per free-slot count.
+// Central dispatch asks it for candidates; it replaces a heap whose sifts
+// dominated big pools.
+type slotIndex struct {
+	words int      // 64-bit words per bucket
+	bits  []uint64 // bucket b holds bits[b*words : (b+1)*words]
+	cnt   []int    // instances per bucket
+	where []int32  // bucket of each instance
+	top   int      // no bucket above top is non-empty
+}
+
+func newSlotIndex(n, maxFree int) slotIndex {
+	w := (n + 63) / 64
+	s := slotIndex{words: w, bits: make([]uint64, (maxFree+1)*w), cnt: make([]int, maxFree+1), where: make([]int32, n)}
+	for i := range n {
+		s.where[i] = -1
+		s.set(i, 0)
+	}
+	return s
+}
+
+// set files instance i under free (clamped to [0, max]).
+func (s *slotIndex) set(i, free int) {
+	b := min(max(free, 0), len(s.cnt)-1)
+	old := int(s.where[i])
+	if old == b {
+		return
+	}
+	word, bit := i/64, uint64(1)<<(i%64)
+	if old >= 0 {
+		s.bits[old*s.words+word] &^= bit
+		s.cnt[old]--
+	}
+	s.bits[b*s.words+word] |= bit
+	s.cnt[b]++
+	s.where[i] = int32(b)
+	if b > s.top {
+		s.top = b
+	}
+}
+
+// best returns the instance with the most free slots (lowest index among
+// equals), or -1 when no instance has a free slot.
+func (s *slotIndex) best() int {
+	for s.top > 0 && s.cnt[s.top] == 0 {
+		s.top--
+	}
+	if s.top == 0 {
+		return -1
+	}
+	return s.first(s.top, 0)
+}
+
+// first returns the lowest instance >= from in bucket b, or -1.
+func (s *slotIndex) first(b, from int) int {
+	row := s.bits[b*s.words : (b+1)*s.words]
+	for w := from / 64; w < len(row); w++ {
+		x := row[w]
+		if w == from/64 {
+			x &= ^uint64(0) << (from % 64)
+		}
+		if x != 0 {
+			return w*64 + bits.TrailingZeros64(x)
+		}
+	}
+	return -1
+}
+
+// candidates appends the instances with a free slot in dispatch order:
+// most free slots first, then lowest index.
+func (s *slotIndex) candidates(out []int) []int {
+	for b := len(s.cnt) - 1; b > 0; b-- {
+		if s.cnt[b] == 0 {
+			continue
+		}
+		for i := s.first(b, 0); i >= 0; i = s.first(b, i+1) {
+			out = append(out, i)
+		}
+	}
+	return out
 }

@@ -43,9 +43,10 @@ type pool struct {
 	rank   int // index in the router's pools (MaxContext ascending)
 	mode   int
 	eng    []*engine.Engine
-	events idxHeap // key: NextEvent()
-	disp   idxHeap // central: -free slots; jsq: queued+running
-	cq     fifo    // central queue (central dispatch only)
+	events idxHeap   // key: NextEvent()
+	disp   idxHeap   // jsq: queued+running
+	free   slotIndex // central: free slots
+	cq     fifo      // central queue (central dispatch only)
 	rr     int
 
 	// Cached per-instance state from the last Stats() call, and the pool
@@ -87,6 +88,7 @@ func newPool(pc PoolConfig, order int, timing string) (*pool, error) {
 		eng:    make([]*engine.Engine, pc.Count),
 		events: newIdxHeap(pc.Count, math.Inf(1)),
 		disp:   newIdxHeap(pc.Count, 0),
+		free:   newSlotIndex(pc.Count, ecfg.MaxSeqs),
 		eRun:   make([]int32, pc.Count), eQueued: make([]int32, pc.Count), eFree: make([]int32, pc.Count),
 		eWait: make([]int32, pc.Count), ePend: make([]int32, pc.Count),
 		slotFreePos: make([]int32, pc.Count),
@@ -143,7 +145,7 @@ func (p *pool) refresh(i int) {
 	p.events.update(i, e.NextEvent())
 	switch p.mode {
 	case dispatchCentral:
-		p.disp.update(i, -float64(p.freeSlots(i)))
+		p.free.set(i, p.freeSlots(i))
 	case dispatchJSQ:
 		p.disp.update(i, float64(st.Queued+st.Running))
 	}
@@ -203,7 +205,7 @@ func (p *pool) advance(t float64, out []engine.Result) ([]engine.Result, error) 
 			if te > t {
 				return out, nil
 			}
-			out = p.eng[i].AdvanceTo(t, out)
+			out = p.adv(i, t, out)
 			p.refresh(i)
 			continue
 		}
@@ -214,11 +216,11 @@ func (p *pool) advance(t float64, out []engine.Result) ([]engine.Result, error) 
 		// NextEvent is at or after te: nothing changes on them before it).
 		for _, j := range p.slotFree {
 			if int(j) != i {
-				out = p.eng[j].AdvanceTo(te-w, out)
+				out = p.adv(int(j), te-w, out)
 			}
 		}
 		head := p.cq.Peek()
-		out = p.eng[i].AdvanceTo(te, out)
+		out = p.adv(i, te, out)
 		p.refresh(i)
 		if ne := p.events.key[i]; ne <= te {
 			return out, fmt.Errorf("pool %q instance %d: engine did not progress past t=%v (next event %v)", p.cfg.Name, i, te, ne)
@@ -227,6 +229,18 @@ func (p *pool) advance(t float64, out []engine.Result) ([]engine.Result, error) 
 			p.rekeySlotFree()
 		}
 	}
+}
+
+// adv advances instance i to t and tags the requests that finished with
+// the instance (a request taken from the central queue learns here where
+// it ran).
+func (p *pool) adv(i int, t float64, out []engine.Result) []engine.Result {
+	n := len(out)
+	out = p.eng[i].AdvanceTo(t, out)
+	for k := n; k < len(out); k++ {
+		flightOf(out[k].Req).instance = i
+	}
+	return out
 }
 
 // rekeySlotFree re-reads the NextEvent of the instances whose next
@@ -245,8 +259,8 @@ func (p *pool) advanceAll(t float64, out []engine.Result) ([]engine.Result, erro
 	if err != nil {
 		return out, err
 	}
-	for i, e := range p.eng {
-		out = e.AdvanceTo(t, out)
+	for i := range p.eng {
+		out = p.adv(i, t, out)
 		p.refresh(i)
 	}
 	return out, nil
@@ -281,29 +295,20 @@ func (p *pool) dispatch(r *workload.Request, t float64, out []engine.Result) (in
 	switch p.mode {
 	case dispatchCentral:
 		if p.cq.Len() == 0 {
-			var tried []int
-			chosen := -1
-			for {
-				i, key := p.disp.top()
-				if key >= 0 { // no free slot anywhere
-					break
-				}
-				out = p.eng[i].AdvanceTo(t, out)
+			if i := p.free.best(); i >= 0 {
+				out = p.adv(i, t, out)
 				p.refresh(i)
 				if p.canTake(i, need) {
-					chosen = i
-					break
+					return p.submit(i, r, need, t, out)
 				}
-				// Park it out of the way while the next candidate is tried.
-				tried = append(tried, i)
-				p.disp.update(i, math.Inf(1))
-			}
-			for _, i := range tried {
-				p.disp.key[i] = math.NaN() // force the update
-				p.refresh(i)
-			}
-			if chosen >= 0 {
-				return p.submit(chosen, r, need, t, out)
+				// Rare (KV-bound instances): try the others in order.
+				for _, j := range p.free.candidates(nil) {
+					out = p.adv(j, t, out)
+					p.refresh(j)
+					if p.canTake(j, need) {
+						return p.submit(j, r, need, t, out)
+					}
+				}
 			}
 		}
 		if p.cfg.QueueLimit > 0 && p.waiting()+1 > p.cfg.QueueLimit {
@@ -330,7 +335,7 @@ func (p *pool) dispatch(r *workload.Request, t float64, out []engine.Result) (in
 // submitPrivate submits r to instance i's private queue (jsq, rr), applying
 // the queue limit to requests that cannot start at its next iteration.
 func (p *pool) submitPrivate(i int, r *workload.Request, need int, t float64, out []engine.Result) (int, int, engine.Result, []engine.Result) {
-	out = p.eng[i].AdvanceTo(t, out)
+	out = p.adv(i, t, out)
 	p.refresh(i)
 	if p.cfg.QueueLimit > 0 && !p.canTake(i, need) && p.waiting()+1 > p.cfg.QueueLimit {
 		return dispQueueFull, -1, engine.Result{}, out

@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -186,6 +187,9 @@ func TestConservationAndDeterminism(t *testing.T) {
 				seen[r.ID] = true
 				if r.Rejected {
 					continue
+				}
+				if r.Instance < 0 || r.Instance >= 3 {
+					t.Fatalf("request %d served by instance %d", r.ID, r.Instance)
 				}
 				if r.FinishS < prev {
 					t.Fatalf("request %d finished at %v, before the previous record (%v)", r.ID, r.FinishS, prev)
@@ -387,5 +391,75 @@ func TestBadInput(t *testing.T) {
 	}}
 	if _, err := Run(fleetCfg(2, 0, good), src, nil, Options{}); err == nil || !strings.Contains(err.Error(), "arrival order") {
 		t.Errorf("out-of-order arrivals: %v", err)
+	}
+}
+
+// TestCentralQueueBurst: 2,000 requests arrive at once at a pool of 5
+// instances with 20 slots each (a10g at 2048, pools/gpu.go). The first 100
+// start at once; the others wait in the central queue. While it is
+// non-empty an instance that frees a slot takes the head at the start of
+// its next iteration, i.e. at the completion time. So, for the queued
+// requests: admissions follow arrival (ID) order, each admission time is
+// the finish time of a request on the same instance, and no instance ever
+// runs more than 20 sequences.
+func TestCentralQueueBurst(t *testing.T) {
+	const n, c, slots = 2000, 5, 20
+	src := &mapSource{src: newPoisson(n, 1, 50, 2000, 9), f: func(r *workload.Request) { r.Arrival = 0 }}
+	cfg := fleetCfg(n, 0, PoolConfig{Name: "p", GPU: "a10g", Count: c, MaxContext: 2048})
+	sink := &memSink{}
+	s, err := Run(cfg, src, sink, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConservation(t, s)
+	byID := make([]Record, n)
+	finishes := make([]map[float64]bool, c)
+	for k := range finishes {
+		finishes[k] = map[float64]bool{}
+	}
+	for _, r := range sink.recs {
+		if r.Rejected {
+			t.Fatalf("request %d rejected: %s", r.ID, r.RejectedReason)
+		}
+		if r.Preemptions != 0 {
+			t.Fatalf("request %d preempted", r.ID)
+		}
+		byID[r.ID] = r
+		finishes[r.Instance][r.FinishS] = true
+	}
+	for id := slots * c; id < n; id++ {
+		r := byID[id]
+		if id > slots*c && r.AdmitS < byID[id-1].AdmitS {
+			t.Fatalf("request %d admitted at %v before request %d (%v)", id, r.AdmitS, id-1, byID[id-1].AdmitS)
+		}
+		if !finishes[r.Instance][r.AdmitS] {
+			t.Fatalf("request %d admitted on instance %d at %v, when no request finished there", id, r.Instance, r.AdmitS)
+		}
+	}
+	// Occupancy: sweep admissions (+1) and finishes (-1) per instance.
+	for k := range c {
+		type ev struct {
+			t float64
+			d int
+		}
+		var evs []ev
+		for _, r := range byID {
+			if int(r.Instance) == k {
+				evs = append(evs, ev{r.AdmitS, +1}, ev{r.FinishS, -1})
+			}
+		}
+		sort.Slice(evs, func(a, b int) bool {
+			if evs[a].t != evs[b].t {
+				return evs[a].t < evs[b].t
+			}
+			return evs[a].d < evs[b].d // finishes first at equal times
+		})
+		run := 0
+		for _, e := range evs {
+			run += e.d
+			if run > slots {
+				t.Fatalf("instance %d runs %d sequences at %v", k, run, e.t)
+			}
+		}
 	}
 }
