@@ -153,7 +153,11 @@ type SizeResult struct {
 // RhoMax (FleetOpt eq. 11): it starts from ceil(λ/(ρ_max·μ_gpu)) and, if the
 // wait target is not met there, brackets the answer by doubling and bisects
 // (the wait is non-increasing in n). Zero traffic needs 0 GPUs.
-func MinGPUs(in SizeInput) (SizeResult, error) {
+func MinGPUs(in SizeInput) (SizeResult, error) { return minGPUs(in, false) }
+
+// minGPUs is MinGPUs; with countOnly and an infinite wait budget it skips
+// the (then irrelevant) Kimura evaluation and leaves P99Wait at 0.
+func minGPUs(in SizeInput, countOnly bool) (SizeResult, error) {
 	switch {
 	case !(in.Lambda >= 0) || math.IsInf(in.Lambda, 0):
 		return SizeResult{}, fmt.Errorf("arrival rate %v requests/s: must be finite and >= 0", in.Lambda)
@@ -180,6 +184,9 @@ func MinGPUs(in SizeInput) (SizeResult, error) {
 	wait := func(n int) float64 { return KimuraP99Wait(n*in.Slots, mu, in.Lambda, in.Cs2) }
 	res := func(n int, w float64) SizeResult {
 		return SizeResult{GPUs: n, Utilization: in.Lambda / (float64(n) * muGPU), P99Wait: w, ByRhoMax: byRho}
+	}
+	if countOnly && math.IsInf(in.WaitMax, 1) {
+		return res(lo, 0), nil
 	}
 	if w := wait(lo); w <= in.WaitMax {
 		return res(lo, w), nil

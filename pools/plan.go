@@ -222,27 +222,40 @@ func NewPlanner(cal *Calibrator, cfg Config) (*Planner, error) {
 	if cfg.ShortGPU.ChunkTokens != cal.chunk || cfg.LongGPU.ChunkTokens != cal.chunk {
 		return nil, fmt.Errorf("prefill chunk: the calibrator uses %d tokens, the GPUs %d/%d", cal.chunk, cfg.ShortGPU.ChunkTokens, cfg.LongGPU.ChunkTokens)
 	}
-	return &Planner{cfg: cfg, cal: cal, cache: make(map[calKey]ServiceStats, 256)}, nil
+	return &Planner{cfg: cfg, cal: cal, cache: make(map[calKey]ServiceStats, 32)}, nil
 }
 
 // Config returns the planner's configuration with defaults applied.
 func (pl *Planner) Config() Config { return pl.cfg }
 
 // calibrate returns (cached) statistics of slice (lo, hi] served by g at ctx.
-func (pl *Planner) calibrate(g GPU, ctx, lo, hi int) (ServiceStats, PoolTiming, error) {
+//
+// Monte Carlo results and slices starting at 0 (short and homogeneous
+// pools, reused across γ) are cached; exact long-pool slices are cheaper to
+// recompute (O(log buckets)) than to store, and each γ has its own.
+func (pl *Planner) calibrate(long bool, ctx, lo, hi int) (ServiceStats, PoolTiming, error) {
+	g := pl.cfg.ShortGPU
+	if long {
+		g = pl.cfg.LongGPU
+	}
 	pt, err := PoolTimingOf(g, ctx, pl.cfg.Timing)
 	if err != nil {
 		return ServiceStats{}, pt, err
 	}
-	k := calKey{lo, hi, ctx, g.Name == pl.cfg.LongGPU.Name && g == pl.cfg.LongGPU}
-	if st, ok := pl.cache[k]; ok {
-		return st, pt, nil
+	useCache := pl.cfg.Calibration != CalibExact || lo == 0
+	k := calKey{lo, hi, ctx, long}
+	if useCache {
+		if st, ok := pl.cache[k]; ok {
+			return st, pt, nil
+		}
 	}
 	st, err := pl.cal.Calibrate(pl.cfg.Calibration, lo, hi, pt, pl.cfg.Seed)
 	if err != nil {
 		return st, pt, err
 	}
-	pl.cache[k] = st
+	if useCache {
+		pl.cache[k] = st
+	}
 	return st, pt, nil
 }
 
@@ -257,8 +270,12 @@ func operatingIter(pt PoolTiming, st ServiceStats, rho float64) float64 {
 }
 
 // sizePool calibrates and sizes one pool.
-func (pl *Planner) sizePool(name string, g GPU, ctx, lo, hi int, lambda float64, headroom float64) (PoolPlan, error) {
-	st, pt, err := pl.calibrate(g, ctx, lo, hi)
+func (pl *Planner) sizePool(name string, long bool, ctx, lo, hi int, lambda float64, headroom float64) (PoolPlan, error) {
+	g := pl.cfg.ShortGPU
+	if long {
+		g = pl.cfg.LongGPU
+	}
+	st, pt, err := pl.calibrate(long, ctx, lo, hi)
 	if err != nil {
 		return PoolPlan{}, fmt.Errorf("pool %s: %w", name, err)
 	}
@@ -299,7 +316,7 @@ func (pl *Planner) Homogeneous() (MethodPlan, error) {
 		return *pl.homo, nil
 	}
 	c := pl.cfg
-	p, err := pl.sizePool("homogeneous", c.LongGPU, c.LongCtx, 0, c.LongCtx, c.Rate, HeadroomHomo)
+	p, err := pl.sizePool("homogeneous", true, c.LongCtx, 0, c.LongCtx, c.Rate, HeadroomHomo)
 	if err != nil {
 		return MethodPlan{}, err
 	}
@@ -320,38 +337,21 @@ func (pl *Planner) Homogeneous() (MethodPlan, error) {
 // traffic is left out. method names the result.
 func (pl *Planner) Split(method string, b int, gamma, pc float64) (MethodPlan, error) {
 	c := pl.cfg
-	if b < 1 || b >= c.LongCtx {
-		return MethodPlan{}, fmt.Errorf("b-short %d tokens: must be in [1, %d)", b, c.LongCtx)
+	sh, err := pl.shape(b, gamma, pc)
+	if err != nil {
+		return MethodPlan{}, err
 	}
-	if !(gamma >= 1) {
-		return MethodPlan{}, fmt.Errorf("gamma %v: must be >= 1", gamma)
-	}
-	maxT := pl.cal.CDF().Max()
-	gb := min(int(math.Floor(gamma*float64(b)*(1+1e-12))), c.LongCtx)
-	alpha := pl.cal.F(b)
-	beta := pl.cal.F(gb) - alpha
-	ap := alpha + beta*pc
-	if !(alpha > 0) {
-		return MethodPlan{}, fmt.Errorf("b-short %d tokens: the short pool's CDF slice (0, %d] is empty (F(%d) = 0)", b, b, b)
-	}
+	alpha, beta, ap, lamL := sh.alpha, sh.beta, sh.ap, sh.lamL
 	m := MethodPlan{Method: method, Calibration: c.Calibration, BShort: b, Gamma: gamma, PC: pc,
 		Alpha: alpha, Beta: beta, AlphaPrime: ap}
-	short, err := pl.sizePool("short", c.ShortGPU, b, 0, b, ap*c.Rate, HeadroomShort)
+	short, err := pl.sizePool("short", false, b, 0, b, ap*c.Rate, HeadroomShort)
 	if err != nil {
 		return MethodPlan{}, err
 	}
 	m.Pools = append(m.Pools, short)
-	lamL := (1 - ap) * c.Rate
 	var long *PoolPlan
-	if lamL > 1e-12*c.Rate {
-		lo := gb
-		if gb >= maxT || !(pl.cal.F(maxT)-pl.cal.F(gb) > 0) {
-			lo = b
-		}
-		if !(pl.cal.F(maxT)-pl.cal.F(lo) > 0) {
-			return MethodPlan{}, fmt.Errorf("b-short %d tokens: the long pool's CDF slice (%d, %d] is empty", b, lo, c.LongCtx)
-		}
-		p, err := pl.sizePool("long", c.LongGPU, c.LongCtx, lo, c.LongCtx, lamL, HeadroomLong)
+	if sh.longLo >= 0 {
+		p, err := pl.sizePool("long", true, c.LongCtx, sh.longLo, c.LongCtx, lamL, HeadroomLong)
 		if err != nil {
 			return MethodPlan{}, err
 		}
@@ -373,6 +373,86 @@ func (pl *Planner) Split(method string, b int, gamma, pc float64) (MethodPlan, e
 		return MethodPlan{}, err
 	}
 	return m, nil
+}
+
+// splitShape is the traffic split of a (B, γ, p_c) cell.
+type splitShape struct {
+	gb                    int     // floor(γB) capped at the long context
+	alpha, beta, ap, lamL float64 // F(B), F(γB)−F(B), α′, (1−α′)λ
+	longLo                int     // long pool's calibration slice is (longLo, LongCtx]; −1: no long pool
+}
+
+func (pl *Planner) shape(b int, gamma, pc float64) (splitShape, error) {
+	c := pl.cfg
+	if b < 1 || b >= c.LongCtx {
+		return splitShape{}, fmt.Errorf("b-short %d tokens: must be in [1, %d)", b, c.LongCtx)
+	}
+	if !(gamma >= 1) {
+		return splitShape{}, fmt.Errorf("gamma %v: must be >= 1", gamma)
+	}
+	maxT := pl.cal.CDF().Max()
+	sh := splitShape{gb: min(int(math.Floor(gamma*float64(b)*(1+1e-12))), c.LongCtx), longLo: -1}
+	sh.alpha = pl.cal.F(b)
+	sh.beta = pl.cal.F(sh.gb) - sh.alpha
+	sh.ap = sh.alpha + sh.beta*pc
+	if !(sh.alpha > 0) {
+		return splitShape{}, fmt.Errorf("b-short %d tokens: the short pool's CDF slice (0, %d] is empty (F(%d) = 0)", b, b, b)
+	}
+	sh.lamL = (1 - sh.ap) * c.Rate
+	if sh.lamL > 1e-12*c.Rate {
+		lo := sh.gb
+		if sh.gb >= maxT || !(1-pl.cal.F(sh.gb) > 0) {
+			lo = b
+		}
+		if !(1-pl.cal.F(lo) > 0) {
+			return splitShape{}, fmt.Errorf("b-short %d tokens: the long pool's CDF slice (%d, %d] is empty", b, lo, c.LongCtx)
+		}
+		sh.longLo = lo
+	} else {
+		sh.lamL = 0
+	}
+	return sh, nil
+}
+
+// sizeCount is sizePool's GPU count alone (no TTFT or report fields).
+func (pl *Planner) sizeCount(long bool, ctx, lo, hi int, lambda float64) (int, error) {
+	st, pt, err := pl.calibrate(long, ctx, lo, hi)
+	if err != nil {
+		return 0, err
+	}
+	budget := math.Inf(1)
+	if pl.cfg.SLO > 0 {
+		iterCap := operatingIter(pt, st, pl.cfg.RhoMax)
+		budget = pl.cfg.SLO - float64(st.P99Iters+1)*iterCap
+		if !(budget > 0) {
+			return 0, fmt.Errorf("slo-ttft-p99 %.4g s is below the P99 prefill + one iteration of the pool (%d, %d]", pl.cfg.SLO, lo, hi)
+		}
+	}
+	r, err := minGPUs(SizeInput{Lambda: lambda, Slots: pt.Slots, MeanS: st.MeanS, Cs2: st.Cs2, WaitMax: budget, RhoMax: pl.cfg.RhoMax}, true)
+	return r.GPUs, err
+}
+
+// cellCost returns the annual cost and GPU count of cell (b, γ) without
+// building its report: the inner loop of FleetOpt's sweep.
+func (pl *Planner) cellCost(b int, gamma float64) (float64, int, error) {
+	c := pl.cfg
+	sh, err := pl.shape(b, gamma, c.PC)
+	if err != nil {
+		return 0, 0, err
+	}
+	ns, err := pl.sizeCount(false, b, 0, b, sh.ap*c.Rate)
+	if err != nil {
+		return 0, 0, err
+	}
+	usd := float64(ns) * c.ShortGPU.CostPerHour * HoursPerYear
+	nl := 0
+	if sh.longLo >= 0 {
+		if nl, err = pl.sizeCount(true, c.LongCtx, sh.longLo, c.LongCtx, sh.lamL); err != nil {
+			return 0, 0, err
+		}
+		usd += float64(nl) * c.LongGPU.CostPerHour * HoursPerYear
+	}
+	return usd, ns + nl, nil
 }
 
 // compare fills the savings against the homogeneous fleet.
@@ -474,42 +554,43 @@ func (pl *Planner) FleetOpt() (MethodPlan, error) {
 		}
 		bs = []int{pl.cfg.BShort}
 	}
-	cells := pl.Sweep(bs, pl.cfg.Gammas)
-	best := -1
+	type cand struct {
+		b     int
+		g     float64
+		usd   float64
+		gpus  int
+		valid bool
+	}
+	var best cand
 	var firstErr error
-	for i, c := range cells {
-		if c.Err != nil {
-			if firstErr == nil {
-				firstErr = c.Err
+	n := 0
+	for _, b := range bs {
+		for _, g := range pl.cfg.Gammas {
+			n++
+			usd, gpus, err := pl.cellCost(b, g)
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				continue
 			}
-			continue
-		}
-		if best < 0 || better(c.Plan, cells[best].Plan) {
-			best = i
+			if !best.valid || usd < best.usd*(1-1e-9) || (usd <= best.usd*(1+1e-9) && gpus < best.gpus) {
+				best = cand{b, g, usd, gpus, true}
+			}
 		}
 	}
-	if best < 0 {
+	if !best.valid {
 		if firstErr == nil {
 			firstErr = fmt.Errorf("no candidate boundary (CDF breakpoints below %d tokens that fit the %s KV budget)", pl.cfg.LongCtx, pl.cfg.ShortGPU.Name)
 		}
 		return MethodPlan{}, fmt.Errorf("fleetopt: no feasible (B, γ): %w", firstErr)
 	}
-	m := cells[best].Plan
-	m.SweepCells = len(cells)
-	return m, nil
-}
-
-func better(a, b MethodPlan) bool {
-	const eps = 1e-9
-	switch {
-	case a.AnnualUSD < b.AnnualUSD*(1-eps):
-		return true
-	case a.AnnualUSD > b.AnnualUSD*(1+eps):
-		return false
-	case a.TotalGPUs != b.TotalGPUs:
-		return a.TotalGPUs < b.TotalGPUs
+	m, err := pl.Split(MethodFleetOpt, best.b, best.g, pl.cfg.PC)
+	if err != nil {
+		return MethodPlan{}, err
 	}
-	return false // cells come in (B, γ) order: keep the earlier
+	m.SweepCells = n
+	return m, nil
 }
 
 // Run plans the named methods (Methods() when empty) into a Plan.

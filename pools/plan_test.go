@@ -311,6 +311,7 @@ func BenchmarkFleetOptSweep(b *testing.B) {
 			cal := mustCal(b, mustCDF(b, w.workload))
 			cfg := Config{Rate: 1000, ShortGPU: a100, LongGPU: a100, BShort: w.bShort, PC: w.pc}
 			var cells int
+			c0 := processCPU()
 			for b.Loop() {
 				pl, err := NewPlanner(cal, cfg)
 				if err != nil {
@@ -323,6 +324,7 @@ func BenchmarkFleetOptSweep(b *testing.B) {
 				cells = m.SweepCells
 			}
 			b.ReportMetric(float64(cells), "cells")
+			b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
