@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/sim/export"
 )
 
@@ -357,5 +360,42 @@ func TestParsePool(t *testing.T) {
 	p, err := parsePool("short:a100:43:4096")
 	if err != nil || p.Name != "short" || p.GPU != "a100" || p.Count != 43 || p.MaxContext != 4096 {
 		t.Errorf("parsePool: %+v, %v", p, err)
+	}
+}
+
+// TestSimulateOutIsFile: an --out that is a regular file is bad input, and
+// the file is left as it was.
+func TestSimulateOutIsFile(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "out", "keep")
+	code, _, stderr := runCLI(t, "simulate", "--requests", "10", "--out", p)
+	if code != 2 || !strings.Contains(stderr, "not a directory") {
+		t.Fatalf("exit status %d, stderr %q; want 2 and 'not a directory'", code, stderr)
+	}
+	if b := readBytes(t, p); string(b) != "keep" {
+		t.Errorf("the file was changed to %q", b)
+	}
+}
+
+// TestStopSink: once stopped, the sink refuses records, so sim.Run fails
+// and the Parquet file is discarded.
+func TestStopSink(t *testing.T) {
+	out := t.TempDir()
+	pq, err := export.NewParquetSink(filepath.Join(out, requestsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stop atomic.Bool
+	s := stopSink{sink: pq, stop: &stop}
+	var r sim.Record
+	if err := s.Write(&r); err != nil {
+		t.Fatal(err)
+	}
+	stop.Store(true)
+	if err := s.Write(&r); !errors.Is(err, errInterrupted) {
+		t.Fatalf("Write after stop: %v, want errInterrupted", err)
+	}
+	pq.Abort()
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("output directory holds %v", entries)
 	}
 }
