@@ -7,8 +7,9 @@ import (
 )
 
 // benchCompress compresses a cycle of prompts of lo–hi tokens to budget(p)
-// and reports the per-prompt latency distribution (p50, p99, ms) besides
-// ns/op. The timing of each call uses the monotonic clock.
+// and reports the per-prompt wall-clock latency distribution (p50-ms,
+// p99-ms) and the mean CPU time per prompt (cpu-ms/op) besides ns/op. The
+// timing of each call uses the monotonic clock.
 func benchCompress(b *testing.B, lo, hi int, budget func(i, tokens int) int) {
 	ps := prompts(b, 64, lo, hi, 7)
 	toks := make([]int, len(ps))
@@ -19,6 +20,7 @@ func benchCompress(b *testing.B, lo, hi int, budget func(i, tokens int) int) {
 	var lat []float64
 	b.ReportAllocs()
 	i := 0
+	cpu0 := cpuSeconds()
 	for b.Loop() {
 		k := i % len(ps)
 		t0 := time.Now()
@@ -27,6 +29,12 @@ func benchCompress(b *testing.B, lo, hi int, budget func(i, tokens int) int) {
 		}
 		lat = append(lat, float64(time.Since(t0).Nanoseconds())/1e6)
 		i++
+	}
+	if cpu := cpuSeconds() - cpu0; cpu > 0 {
+		// CPU time per prompt (process user + system time, including the
+		// timing itself): unlike the wall-clock percentiles, it does not
+		// grow when other processes compete for the CPUs.
+		b.ReportMetric(cpu*1e3/float64(len(lat)), "cpu-ms/op")
 	}
 	slices.Sort(lat)
 	b.ReportMetric(lat[len(lat)/2], "p50-ms")

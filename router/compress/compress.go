@@ -61,7 +61,7 @@ type Compressor struct {
 	lastSent []int32          // local id -> 1 + the last sentence it occurred in
 	slot     []int32          // local id -> its index in terms for that sentence
 	cur      int32            // 1 + the sentence being indexed
-	vocab    map[string]int32 // word -> global id; stop words -> -1
+	vocab    map[uint64]int32 // word hash -> global id; stop words -> -1
 	nglobal  int32
 	local    []int32  // global id -> this call's id (valid when stamp == epoch)
 	stamp    []uint32 // global id -> epoch of its last use
@@ -86,7 +86,6 @@ type Compressor struct {
 	score    []float64
 	order    []int32
 	keep     []bool
-	buf      []byte
 }
 
 type edge struct {
@@ -253,14 +252,20 @@ func (c *Compressor) scoreSentences(text string) {
 // lower-cased runs of letters and digits (at least two characters, English
 // stop words removed) and single CJK characters.
 func (c *Compressor) indexTerms(text string) {
-	// The vocabulary (word -> global id, stop words -> -1) persists across
-	// calls, so repeated words cost one map lookup and no allocation; it is
-	// rebuilt when it grows past maxVocab words. Global ids map to this
-	// call's dense local ids through an epoch stamp.
+	// The vocabulary (64-bit word hash -> global id, stop words -> -1)
+	// persists across calls, so a repeated word costs one map lookup and no
+	// allocation; it is rebuilt when it grows past maxVocab words. Global ids
+	// map to this call's dense local ids through an epoch stamp. Two words
+	// share a term only if their 64-bit FNV-1a hashes collide (probability
+	// about n²/2⁶⁵ for n distinct words: 10⁻¹¹ for 20,000 words).
 	if c.vocab == nil || len(c.vocab) > maxVocab {
-		c.vocab = make(map[string]int32, 4096)
+		c.vocab = make(map[uint64]int32, 4096)
 		for w := range stopWords {
-			c.vocab[w] = -1
+			h := uint64(fnvOffset)
+			for _, r := range w {
+				h = fnvAdd(h, r)
+			}
+			c.vocab[h] = -1
 		}
 		c.nglobal = 0
 		c.local = c.local[:0]
@@ -273,25 +278,82 @@ func (c *Compressor) indexTerms(text string) {
 	c.termOff = append(c.termOff[:0], 0)
 	c.lastSent = c.lastSent[:0]
 	c.slot = c.slot[:0]
-	for i, s := range c.spans {
+	for i, sp := range c.spans {
 		c.cur = int32(i + 1)
-		forEachWord(text[s.start:s.end], &c.buf, c.addWord)
+		c.indexSentence(text[sp.start:sp.end])
 		c.termOff = append(c.termOff, int32(len(c.terms)))
 	}
 }
 
-// addWord counts word w in the current sentence c.cur (stop words and
-// one-character non-CJK words are skipped): a new term of the sentence is
-// appended to c.terms, a repeated one increments its tf.
-func (c *Compressor) addWord(w []byte, cjk bool) {
-	if !cjk && len(w) < 2 {
-		return
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// fnvAdd feeds one rune to a 64-bit FNV-1a hash.
+func fnvAdd(h uint64, r rune) uint64 { return (h ^ uint64(r)) * fnvPrime }
+
+// indexSentence adds the terms of sentence s, the same words as
+// forEachWord gives (lower-cased runs of letters and digits, and single CJK
+// characters), hashed on the fly instead of copied.
+func (c *Compressor) indexSentence(s string) {
+	i := 0
+	for i < len(s) {
+		ch := s[i]
+		if ch < utf8.RuneSelf && !isASCIILetter(ch) && !(ch >= '0' && ch <= '9') {
+			i++
+			continue
+		}
+		if ch >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if isCJK(r) {
+				c.addTerm(fnvAdd(fnvOffset, r))
+				i += size
+				continue
+			}
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				i += size
+				continue
+			}
+		}
+		// a word: ASCII letters and digits, and non-CJK letters and digits
+		h, n := uint64(fnvOffset), 0
+		for i < len(s) {
+			ch = s[i]
+			if ch < utf8.RuneSelf {
+				if isASCIILetter(ch) {
+					ch |= 0x20
+				} else if !(ch >= '0' && ch <= '9') {
+					break
+				}
+				h = fnvAdd(h, rune(ch))
+				n++
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if isCJK(r) || !(unicode.IsLetter(r) || unicode.IsDigit(r)) {
+				break
+			}
+			h = fnvAdd(h, unicode.ToLower(r))
+			n++
+			i += size
+		}
+		if n >= 2 {
+			c.addTerm(h)
+		}
 	}
-	g, ok := c.vocab[string(w)]
+}
+
+// addTerm counts the term with hash h in the current sentence c.cur (stop
+// words are skipped): a new term of the sentence is appended to c.terms, a
+// repeated one increments its tf.
+func (c *Compressor) addTerm(h uint64) {
+	g, ok := c.vocab[h]
 	if !ok {
 		g = c.nglobal
 		c.nglobal++
-		c.vocab[string(w)] = g
+		c.vocab[h] = g
 		c.local = append(c.local, 0)
 		c.stamp = append(c.stamp, 0)
 	}

@@ -331,3 +331,41 @@ func FuzzCompress(f *testing.F) {
 		_ = Measure(text, res.Text)
 	})
 }
+
+// TestIndexMatchesWords: the compressor's hashed term index sees the same
+// terms as forEachWord (which Measure uses).
+func TestIndexMatchesWords(t *testing.T) {
+	text := "Pool-routing at 4,096 tokens: the Router's CJK 你好 text, naïve ÉCOLE école; a b c x1 B_short."
+	var want []uint64
+	var buf []byte
+	forEachWord(text, &buf, func(w []byte, cjk bool) {
+		if !cjk && (utf8.RuneCount(w) < 2 || stopWords[string(w)]) {
+			return
+		}
+		h := uint64(fnvOffset)
+		for _, r := range string(w) {
+			h = fnvAdd(h, r)
+		}
+		want = append(want, h)
+	})
+	var c Compressor
+	c.spans = splitSpans(text, nil)
+	c.indexTerms(text)
+	var got []uint64
+	byID := map[int32]uint64{}
+	for h, g := range c.vocab {
+		if g >= 0 && c.stamp[g] == c.epoch {
+			byID[c.local[g]] = h
+		}
+	}
+	for k, l := range c.terms {
+		for n := 0; n < int(c.tf[k]); n++ {
+			got = append(got, byID[l])
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) || len(want) < 10 {
+		t.Fatalf("indexed %d terms, forEachWord %d", len(got), len(want))
+	}
+}

@@ -3,6 +3,7 @@ package compress
 import (
 	"math"
 	"math/bits"
+	"unicode/utf8"
 )
 
 // Fidelity compares a compressed prompt with its original (FleetOpt paper
@@ -51,7 +52,7 @@ func Measure(original, compressed string) Fidelity {
 	for _, s := range spans {
 		clear(seen)
 		forEachWord(original[s.start:s.end], &buf, func(w []byte, cjk bool) {
-			if !cjk && (len(w) < 2 || stopWords[string(w)]) {
+			if !cjk && (utf8.RuneCount(w) < 2 || stopWords[string(w)]) {
 				return
 			}
 			if !seen[string(w)] {
@@ -64,7 +65,7 @@ func Measure(original, compressed string) Fidelity {
 	tf := func(s string) map[string]float64 {
 		m := map[string]float64{}
 		forEachWord(s, &buf, func(w []byte, cjk bool) {
-			if !cjk && (len(w) < 2 || stopWords[string(w)]) {
+			if !cjk && (utf8.RuneCount(w) < 2 || stopWords[string(w)]) {
 				return
 			}
 			m[string(w)]++
