@@ -87,7 +87,7 @@ type fleet struct {
 	nWarm      int64 // arrivals flagged warm-up
 	lastArr    float64
 	srcDone    bool
-	delayed    int // pending delayed deliveries (compression, retries)
+	due        dueHeap // times of the pending delayed deliveries (compression, retries)
 	winStarted bool
 	winEnded   bool
 	t0, t1     float64
@@ -237,9 +237,10 @@ func (f *fleet) scheduleArrival(fl *flight) {
 }
 
 // onArrival handles the arrival fl and then pulls the next one. When no other
-// calendar event (tick, delayed delivery) is due before the next arrival, it
-// is handled at once, without a calendar event: the calendar would have
-// fired it next anyway, so the order of events is the same.
+// calendar event (tick, delayed delivery) is due at or before the next
+// arrival, it is handled at once, without a calendar event: the calendar
+// would have fired it next anyway, so the order of events is the same (at
+// equal times the event scheduled first fires first, as in simgo).
 func (f *fleet) onArrival(fl *flight) {
 	for {
 		f.arrive(fl)
@@ -252,7 +253,7 @@ func (f *fleet) onArrival(fl *flight) {
 			f.endArrivals()
 			return
 		}
-		if f.delayed == 0 && nx.req.Arrival < f.nextTick {
+		if nx.req.Arrival < f.nextTick && (len(f.due) == 0 || nx.req.Arrival < f.due[0]) {
 			fl = nx
 			continue
 		}
@@ -418,9 +419,9 @@ func (f *fleet) route(fl *flight, t float64) {
 }
 
 func (f *fleet) deliverLater(fl *flight, p *pool, t float64) {
-	f.delayed++
+	f.due.push(t)
 	f.at(t, func() {
-		f.delayed--
+		f.due.pop()
 		f.step(t)
 		if f.err == nil {
 			f.deliver(fl, p, t)
@@ -517,7 +518,6 @@ func (f *fleet) finish(res *engine.Result) {
 		return
 	}
 	p := fl.pool
-	f.rt.Observe(&fl.req, fl.req.InputTokens)
 	a := fl.fleetArrival
 	tpot := 0.0
 	if fl.req.OutputTokens > 1 {
@@ -569,6 +569,12 @@ func (f *fleet) finish(res *engine.Result) {
 	if res.Finished > f.endTime {
 		f.endTime = res.Finished
 	}
+	// Router feedback, in completion order: the request as it arrived (its
+	// original prompt length) and the prompt tokens actually served
+	// (usage.prompt_tokens; fewer when compressed).
+	served := fl.req.InputTokens
+	fl.req.InputTokens = fl.origInput
+	f.rt.Observe(&fl.req, served)
 	f.write()
 	f.release(fl)
 }
@@ -652,4 +658,46 @@ func (h *resHeap) pop() engine.Result {
 	}
 	*h = s
 	return top
+}
+
+// dueHeap is a min-heap of the times of pending calendar events that are not
+// arrivals or ticks, so that arrivals before all of them can skip the
+// calendar.
+type dueHeap []float64
+
+func (h *dueHeap) push(t float64) {
+	*h = append(*h, t)
+	s := *h
+	for k := len(s) - 1; k > 0; {
+		p := (k - 1) / 2
+		if s[p] <= s[k] {
+			break
+		}
+		s[p], s[k] = s[k], s[p]
+		k = p
+	}
+}
+
+// pop removes the earliest time (events fire in time order, so it is the
+// firing event's own).
+func (h *dueHeap) pop() {
+	s := *h
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	for k := 0; ; {
+		c := 2*k + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && s[c+1] < s[c] {
+			c++
+		}
+		if s[k] <= s[c] {
+			break
+		}
+		s[k], s[c] = s[c], s[k]
+		k = c
+	}
+	*h = s
 }

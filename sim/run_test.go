@@ -376,7 +376,7 @@ func TestBadInput(t *testing.T) {
 		{fleetCfg(1, 0, PoolConfig{Name: "p", GPU: "a100", Count: 0, MaxContext: 4096}), "count"},
 		{fleetCfg(1, 0, PoolConfig{Name: "p", GPU: "a100", Count: 1, MaxContext: 4096, Dispatch: "random"}), "dispatch"},
 		{fleetCfg(1, 1.5, good), "warmup_fraction"},
-		{func() Config { c := fleetCfg(1, 0, good); c.Router.Kind = "magic"; return c }(), "router.kind"},
+		{func() Config { c := fleetCfg(1, 0, good); c.Router.Kind = "magic"; return c }(), "kind"},
 	}
 	for _, tc := range cases {
 		_, err := Run(tc.cfg, &sliceSource{}, nil, Options{})
