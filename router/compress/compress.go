@@ -529,11 +529,14 @@ func (c *Compressor) similarityGraph(n, nt int) {
 		c.outW[e.i] += e.w
 		c.outW[e.j] += e.w
 	}
-	// coef[i←j] = w_ij / outW_j
-	for i := 0; i < n; i++ {
-		for k := c.rowOff[i]; k < c.rowOff[i+1]; k++ {
-			c.coef[k] /= c.outW[c.nbr[k]]
+	// coef[i←j] = w_ij / outW_j (outW becomes its inverse)
+	for i, w := range c.outW {
+		if w > 0 {
+			c.outW[i] = 1 / w
 		}
+	}
+	for k, j := range c.nbr {
+		c.coef[k] *= c.outW[j]
 	}
 }
 
