@@ -1,11 +1,9 @@
 package router
 
 import (
-	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"os"
-	"sort"
 	"testing"
 
 	"github.com/fleetsim/fleetsim/workload"
@@ -22,61 +20,29 @@ var trueRatio = [workload.NumCategories]float64{
 	workload.Mixed: 3.81,
 }
 
-// testCDF is a token-length CDF read from a fleet-sim CDF JSON file
-// ([[tokens, F], ...]). It stands in for workload.LoadCDF in these tests so
-// that the router's tests do not depend on the workload package's progress.
-type testCDF struct {
-	tokens []int
-	f      []float64
-}
+// testCDF is the Azure token-length CDF of the papers
+// (../shared/data/traces/fleet-sim-cdfs/azure_cdf.json, the CDF behind the
+// issue's 0.9758), read with workload.LoadCDF.
+type testCDF struct{ c *workload.CDF }
 
 func loadAzureCDF(t testing.TB) *testCDF {
 	t.Helper()
 	const path = "../../shared/data/traces/fleet-sim-cdfs/azure_cdf.json"
-	b, err := os.ReadFile(path)
-	if err != nil {
+	if _, err := os.Stat(path); err != nil {
 		t.Skipf("Azure CDF not available: %v", err)
 	}
-	var pts [][2]float64
-	if err := json.Unmarshal(b, &pts); err != nil {
-		t.Fatalf("parse %s: %v", path, err)
+	c, err := workload.LoadCDF(path)
+	if err != nil {
+		t.Fatalf("LoadCDF(%s): %v", path, err)
 	}
-	c := &testCDF{}
-	for _, p := range pts {
-		c.tokens = append(c.tokens, int(p[0]))
-		c.f = append(c.f, p[1])
-	}
-	return c
+	return &testCDF{c}
 }
 
-// F returns the CDF at x tokens (exact at breakpoints, linear between them,
-// which is what uniform integers within a bucket give).
-func (c *testCDF) F(x int) float64 {
-	i := sort.SearchInts(c.tokens, x)
-	if i == len(c.tokens) {
-		return 1
-	}
-	if c.tokens[i] == x {
-		return c.f[i]
-	}
-	lo, flo := 0, 0.0
-	if i > 0 {
-		lo, flo = c.tokens[i-1], c.f[i-1]
-	}
-	return flo + (c.f[i]-flo)*float64(x-lo)/float64(c.tokens[i]-lo)
-}
+// F returns P(L_total <= x).
+func (c *testCDF) F(x int) float64 { return c.c.F(float64(x)) }
 
-// sample draws L_total: bucket i with probability F_i − F_{i−1}, then a
-// uniform integer in (T_{i−1}, T_i] (the first bucket is [1, T_0]).
-func (c *testCDF) sample(rng *rand.Rand) int {
-	u := rng.Float64()
-	i := sort.SearchFloat64s(c.f, u) // first i with F_i >= u
-	lo := 0
-	if i > 0 {
-		lo = c.tokens[i-1]
-	}
-	return lo + 1 + rng.IntN(c.tokens[i]-lo)
-}
+// sample draws L_total, tokens.
+func (c *testCDF) sample(rng *rand.Rand) int { return c.c.Sample(rng) }
 
 // makeRequest fills r with a request of total length total, split 80/20
 // into prompt and output (MaxOutputTokens = OutputTokens), whose byte length
