@@ -463,3 +463,19 @@ func TestCentralQueueBurst(t *testing.T) {
 		}
 	}
 }
+
+func TestProgress(t *testing.T) {
+	var calls []int64
+	cfg := fleetCfg(100000, 0, PoolConfig{Name: "p", GPU: "a100", Count: 8, MaxContext: 4096})
+	s, err := Run(cfg, newPoisson(100000, 500, 50, 3000, 1), nil, Options{Progress: func(n int64) { calls = append(calls, n) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every 65,536 arrivals, and once at the end.
+	if want := []int64{65536, 100000}; !reflect.DeepEqual(calls, want) {
+		t.Errorf("progress calls %v, want %v", calls, want)
+	}
+	if s.Requests != 100000 {
+		t.Errorf("requests %d", s.Requests)
+	}
+}
