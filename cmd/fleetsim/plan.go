@@ -102,6 +102,13 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	pareto := fs.Bool("pareto", false, "sweep every CDF breakpoint × γ and print the cost / P99 TTFT frontier")
 	format := fs.String("format", "table", "output: table or json")
 	out := fs.StringP("out", "o", "", "write the output to `FILE` (atomically) instead of stdout")
+	memory := fs.Bool("memory", false, "print the KV memory table of --model instead of a plan (token-budget eq. 1–2)")
+	modelName := fs.String("model", "qwen3-235b-a22b", "--memory: model ("+strings.Join(pools.ModelNames(), ", ")+" or one from --models)")
+	modelsFile := fs.String("models", "", "--memory: JSON `FILE` of extra models [{name, layers, kv_heads, head_dim, kv_bytes, weight_bytes}]")
+	memGB := fs.Float64("mem-gb", 192, "--memory: HBM per GPU, GB (10^9 bytes)")
+	memUtil := fs.Float64("mem-util", 0.9, "--memory: usable fraction of HBM, in (0, 1]")
+	tp := fs.Int("tp", 8, "--memory: tensor-parallel GPUs per instance")
+	actGB := fs.Float64("act-gb", 10, "--memory: activation reserve per GPU, GB")
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
@@ -116,6 +123,9 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	if *format != "table" && *format != "json" {
 		return badInput("--format %q: allowed: table, json", *format)
+	}
+	if *memory {
+		return runMemory(memoryArgs{*modelName, *modelsFile, *memGB, *memUtil, *tp, *actGB, *bShort, *longCtx, *format, *out}, stdout)
 	}
 	slo, err := parseSeconds(*sloS)
 	if err != nil {
@@ -353,4 +363,97 @@ func writePlanTable(w io.Writer, p pools.Plan) error {
 			m.Method, m.TotalGPUs, m.AnnualUSD/1000, 100*m.Savings, m.AlphaPrime, 100*m.ClosedForm, m.Corrected, 100*m.CorrectedSav, m.ProfilerGPUs, arch)
 	}
 	return tw.Flush()
+}
+
+type memoryArgs struct {
+	model, modelsFile string
+	memGB, util       float64
+	tp                int
+	actGB             float64
+	bShort, longCtx   int
+	format, out       string
+}
+
+// memoryRow is one context length of the --memory table.
+type memoryRow struct {
+	MaxCtx   int     `json:"max_ctx"`
+	SeqBytes float64 `json:"seq_bytes"` // M_seq for the whole model (all TP shards)
+	NSeq     int     `json:"n_seq"`     // sequences per instance (token-budget eq. 2 with TP)
+}
+
+type memoryReport struct {
+	Model           pools.Model `json:"model"`
+	KVBytesPerToken float64     `json:"kv_bytes_per_token"`
+	GPUMemBytes     float64     `json:"gpu_mem_bytes"`
+	Util            float64     `json:"mem_util"`
+	TP              int         `json:"tp"`
+	ActivationBytes float64     `json:"activation_bytes_per_gpu"`
+	KVBytesPerGPU   float64     `json:"kv_bytes_per_gpu"`
+	KVBlocks        int         `json:"kv_blocks"` // 16-token blocks per instance
+	Rows            []memoryRow `json:"rows"`
+}
+
+func runMemory(a memoryArgs, stdout io.Writer) error {
+	if a.format != "table" && a.format != "json" {
+		return badInput("--format %q: allowed: table, json", a.format)
+	}
+	m, err := pools.LookupModel(a.model)
+	if a.modelsFile != "" {
+		f, ferr := os.Open(a.modelsFile)
+		if ferr != nil {
+			return badInput("--models %q: %v", a.modelsFile, ferr)
+		}
+		ms, perr := pools.ParseModels(f)
+		f.Close()
+		if perr != nil {
+			return badInput("--models %q: %s", a.modelsFile, oneLine(perr))
+		}
+		for _, x := range ms {
+			if x.Name == strings.ToLower(a.model) {
+				m, err = x, nil
+			}
+		}
+	}
+	if err != nil {
+		return badInput("--model: %v", err)
+	}
+	d := pools.Deployment{GPUMemBytes: a.memGB * 1e9, Util: a.util, TP: a.tp, ActivationBytes: a.actGB * 1e9, BlockTokens: 16}
+	if err := d.Validate(); err != nil {
+		return badInput("%s", strings.TrimPrefix(err.Error(), "deployment: "))
+	}
+	rep := memoryReport{Model: m, KVBytesPerToken: m.KVBytesPerToken(), GPUMemBytes: d.GPUMemBytes, Util: d.Util,
+		TP: d.TP, ActivationBytes: d.ActivationBytes, KVBytesPerGPU: d.KVBytesPerGPU(m), KVBlocks: d.KVBlocks(m)}
+	ctxs := []int{1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072}
+	if a.bShort > 0 {
+		ctxs = append(ctxs, a.bShort)
+	}
+	ctxs = append(ctxs, a.longCtx)
+	sort.Ints(ctxs)
+	for i, c := range ctxs {
+		if c < 1 || (i > 0 && c == ctxs[i-1]) {
+			continue
+		}
+		rep.Rows = append(rep.Rows, memoryRow{MaxCtx: c, SeqBytes: m.SeqBytes(c), NSeq: d.SeqsPerInstance(m, c)})
+	}
+	write := func(w io.Writer) error {
+		if a.format == "json" {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rep)
+		}
+		fmt.Fprintf(w, "model %s: %d layers, %d KV heads, d_head %d, %g-byte KV: %.0f bytes/token (%.0f per GPU at TP %d)\n",
+			m.Name, m.Layers, m.KVHeads, m.HeadDim, m.KVBytes, rep.KVBytesPerToken, rep.KVBytesPerToken/float64(d.TP), d.TP)
+		fmt.Fprintf(w, "GPU %.0f GB × %.2f − weights %.1f GB − activations %.1f GB = %.1f GB of KV per GPU (%d blocks of 16 tokens)\n\n",
+			a.memGB, d.Util, m.WeightBytes/float64(d.TP)/1e9, a.actGB, rep.KVBytesPerGPU/1e9, rep.KVBlocks)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "max_ctx\tM_seq GB\tN_seq\t")
+		for _, r := range rep.Rows {
+			fmt.Fprintf(tw, "%d\t%.2f\t%d\t\n", r.MaxCtx, r.SeqBytes/1e9, r.NSeq)
+		}
+		return tw.Flush()
+	}
+	if a.out == "" {
+		return write(stdout)
+	}
+	return writeAtomic(a.out, write)
 }

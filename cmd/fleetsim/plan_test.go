@@ -126,3 +126,41 @@ func TestPlanParetoAndOut(t *testing.T) {
 		t.Errorf("table output: exit %d\n%s", code, out)
 	}
 }
+
+func TestPlanMemory(t *testing.T) {
+	// Token-budget paper §4.7: Qwen3-235B-A22B on MI300X TP=8 holds 676
+	// sequences at 8K and 169 at 32K (the --memory defaults).
+	code, out, errs := runCLI(t, "plan", "--memory", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep memoryReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]int{8192: 676, 32768: 169}
+	for _, r := range rep.Rows {
+		if w, ok := want[r.MaxCtx]; ok && r.NSeq != w {
+			t.Errorf("N_seq at %d = %d, paper %d", r.MaxCtx, r.NSeq, w)
+		}
+		delete(want, r.MaxCtx)
+	}
+	if len(want) != 0 {
+		t.Errorf("rows missing for %v", want)
+	}
+	dir := t.TempDir()
+	f := filepath.Join(dir, "m.json")
+	if err := os.WriteFile(f, []byte(`[{"name":"tiny","layers":2,"kv_heads":1,"head_dim":64,"kv_bytes":2,"weight_bytes":1e9}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCLI(t, "plan", "--memory", "--models", f, "--model", "tiny", "--tp", "1", "--mem-gb", "24", "--act-gb", "0")
+	if code != 0 || !strings.Contains(out, "512 bytes/token") {
+		t.Errorf("custom model: exit %d, %q %q", code, out, errs)
+	}
+	if code, _, _ := runCLI(t, "plan", "--memory", "--model", "gpt-9"); code != 2 {
+		t.Errorf("unknown model: exit %d, want 2", code)
+	}
+	if code, _, _ := runCLI(t, "plan", "--memory", "--tp", "0"); code != 2 {
+		t.Errorf("--tp 0: exit %d, want 2", code)
+	}
+}
