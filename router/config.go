@@ -21,13 +21,13 @@ const (
 // see docs/router.md): p50 and p99 of BenchmarkCompressBand, the Azure band
 // (4K–6K-token prompts compressed to 4096 − L_out), rounded up.
 const (
-	DefaultEMADecay         = 0.95 // β, token-budget paper §2.1
-	DefaultSigmaWeight      = 1.0  // γ of Eq. 5, token-budget paper §2.1
-	DefaultColdStart        = 4.0  // c0, bytes/token, token-budget paper §2.1
-	DefaultMinObservations  = 10   // observations before a category's learned ratio is used
-	DefaultGamma            = 1.5  // C&R bandwidth, FleetOpt Table 2
-	DefaultPC               = 1.0  // C&R success probability, FleetOpt Appendix C (prose/RAG)
-	DefaultSpillQueuePerGPU = 4.0  // queued requests per GPU above which a pool is overloaded
+	DefaultEMADecay         = 0.95   // β, token-budget paper §2.1
+	DefaultSigmaWeight      = 1.0    // γ of Eq. 5, token-budget paper §2.1
+	DefaultColdStart        = 4.0    // c0, bytes/token, token-budget paper §2.1
+	DefaultMinObservations  = 10     // observations before a category's learned ratio is used
+	DefaultGamma            = 1.5    // C&R bandwidth, FleetOpt Table 2
+	DefaultPC               = 1.0    // C&R success probability, FleetOpt Appendix C (prose/RAG)
+	DefaultSpillQueuePerGPU = 4.0    // queued requests per GPU above which a pool is overloaded
 	DefaultCompressP50S     = 0.0006 // s, BenchmarkCompressBand p50 (0.54–0.59 ms)
 	DefaultCompressP99S     = 0.0012 // s, BenchmarkCompressBand p99 on a quiet machine (1.07 ms)
 )
