@@ -44,6 +44,13 @@ func TestSeqsPerInstanceQwen3MI300X(t *testing.T) {
 	if got := g.Slots(8192); got != 676 {
 		t.Errorf("Slots(8192) from KVBlocks %d = %d, want 676", g.KVBlocks, got)
 	}
+	// The mi300x GPU profile used by the simulator agrees with the deployment.
+	mi, _ := LookupGPU("mi300x")
+	for _, ctx := range []int{8192, 32768} {
+		if got, want := mi.Slots(ctx), d.SeqsPerInstance(m, ctx); got != want {
+			t.Errorf("mi300x profile Slots(%d) = %d, deployment N_seq %d", ctx, got, want)
+		}
+	}
 	fp8, _ := LookupModel("qwen3-235b-a22b-fp8kv")
 	if got := d.SeqsPerInstance(fp8, 8192); got != 1353 {
 		t.Errorf("fp8 KV: N_seq at 8K = %d, want 1353 (twice the bf16 count)", got)
