@@ -37,10 +37,11 @@ func erlangLogRatio(c int, a, stop float64) float64 {
 	if stop > 700 {
 		limit = math.Inf(1)
 	}
-	t := float64(c) / a // t_1
+	inv := 1 / a
+	t := float64(c) * inv // t_1
 	s := t
 	for j := 2; j <= c && s <= limit; j++ {
-		f := float64(c-j+1) / a
+		f := float64(c-j+1) * inv
 		t *= f
 		s += t
 		if s > big {
