@@ -214,9 +214,15 @@ func (p *pool) advance(t float64, out []engine.Result) ([]engine.Result, error) 
 		}
 		// Materialize the head-dependent instances up to this pull (their
 		// NextEvent is at or after te: nothing changes on them before it).
+		n := len(out)
 		for _, j := range p.slotFree {
 			if int(j) != i {
 				out = p.adv(int(j), te-w, out)
+			}
+		}
+		if len(out) > n { // not expected; keep the cached state exact anyway
+			for _, j := range append([]int32(nil), p.slotFree...) {
+				p.refresh(int(j))
 			}
 		}
 		head := p.cq.Peek()

@@ -59,7 +59,9 @@ type flight struct {
 }
 
 // flightOf returns the flight whose req field r points to. Every request the
-// simulator hands out is the req field of a flight (offset 0).
+// simulator hands to an engine, a queue or the router is the req field of a
+// flight (offset 0), so the conversion is valid. Flights are recycled once
+// their record is written; by then no engine or queue holds the request.
 func flightOf(r *workload.Request) *flight { return (*flight)(unsafe.Pointer(r)) }
 
 // fleet is the state of one run.
@@ -243,11 +245,11 @@ func (f *fleet) scheduleArrival(fl *flight) {
 // equal times the event scheduled first fires first, as in simgo).
 func (f *fleet) onArrival(fl *flight) {
 	for {
-		f.arrive(fl)
+		prev := fl.req.Arrival
+		f.arrive(fl) // fl may be released (rejected) from here on
 		if f.err != nil {
 			return
 		}
-		prev := fl.req.Arrival
 		nx := f.alloc()
 		if !f.pull(nx, prev) {
 			f.endArrivals()
