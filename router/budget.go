@@ -23,9 +23,14 @@ import (
 //     MaxContext (the hard constraint: an estimate above a pool's max
 //     context never goes there). An estimate above every pool goes to the
 //     largest pool, which rejects it.
-//  3. C&R (kind "cr"): if the target is not pool 0, the estimate is in
-//     (BShort, ⌊Gamma·BShort⌋], k is compressible and T_c = BShort −
-//     max_output_tokens > 0, a success is drawn with probability PC. On
+//  3. C&R (kind "cr"): if the target is not pool 0 (the conservative
+//     estimate exceeds BShort), the unbiased estimate (ĉ_k instead of c*_k)
+//     is at most ⌊Gamma·BShort⌋, k is compressible and T_c = BShort −
+//     max_output_tokens > 0, a success is drawn with probability PC. The
+//     band's top uses the unbiased estimate because compression, not the
+//     estimate, is what keeps the request inside the short pool: the
+//     conservative bias would only push requests near γ·BShort to the long
+//     pool for no safety gain (docs/router.md quantifies it). On
 //     success the prompt is compressed to T_c tokens and sent to pool 0:
 //     Decision.InputTokens = min(L_in, T_c) (true tokens: the compressor
 //     enforces its budget on the prompt itself, not on the estimate), so
@@ -108,6 +113,16 @@ func (t *TokenBudget) Estimate(r *workload.Request) int {
 	return in + maxOut(r)
 }
 
+// meanEstimate is Estimate with the unbiased ratio ĉ_k instead of the
+// conservative c*_k: the C&R band's upper edge uses it (see Route).
+func (t *TokenBudget) meanEstimate(r *workload.Request) int {
+	in := r.InputTokens
+	if r.Bytes > 0 {
+		in = t.est.MeanInputTokens(r.Category, r.Bytes)
+	}
+	return in + maxOut(r)
+}
+
 func maxOut(r *workload.Request) int {
 	if r.MaxOutputTokens > 0 {
 		return r.MaxOutputTokens
@@ -126,7 +141,7 @@ func (t *TokenBudget) Route(r *workload.Request, loads []Load) Decision {
 		}
 	}
 	d := Decision{Pool: target, EstimatedTokens: est, InputTokens: r.InputTokens}
-	if t.cr && target > 0 && est <= t.bandHi && est > t.bShort && t.gate[r.Category] {
+	if t.cr && target > 0 && est > t.bShort && t.gate[r.Category] && t.meanEstimate(r) <= t.bandHi {
 		if tc := t.bShort - maxOut(r); tc > 0 {
 			if t.rng.Float64() < t.pc {
 				d.Pool = 0

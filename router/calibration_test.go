@@ -144,20 +144,23 @@ func TestCRShortPoolFraction(t *testing.T) {
 	}
 }
 
-// TestCRShortPoolFractionNoisyBytes measures what the estimate's
-// conservative bias does to the C&R fraction when byte lengths scatter
-// around the true ratio (5% per request): the estimate over-counts by about
-// γσ̂/ĉ, so requests just below γ·B_short look longer than the band's top
-// and go to the long pool. The loss is about f(γB)·γB·(bias) — under a
-// percentage point on Azure; the lower band edge costs nothing, because a
-// request pushed above B_short by the bias is compressed into the short pool
-// anyway.
+// TestCRShortPoolFractionNoisyBytes is the same acceptance with byte
+// lengths scattered around the true ratio (5% per request, as the workload
+// package generates them): the conservative estimate over-counts by about
+// γσ̂/ĉ ≈ 4%. At the band's lower edge that costs nothing (a request pushed
+// above B_short is compressed into the short pool anyway); at the upper edge
+// the router uses the unbiased estimate, so requests just below γ·B_short
+// are not pushed out of the band. The fraction stays within 1 percentage
+// point of the formula (measured: −0.24 pp; −0.79 pp when the band's top
+// used the conservative estimate).
 func TestCRShortPoolFractionNoisyBytes(t *testing.T) {
 	cdf := loadAzureCDF(t)
-	want := cdf.F(6144)
-	got := shortFraction(t, 1, 0, ratioNoise, 100000)
-	t.Logf("noisy bytes (σ = %.0f%%): short-pool fraction %.4f; formula on the truth %.4f (bias %+.2f pp)", 100*ratioNoise, got, want, 100*(got-want))
-	if got > want+0.002 || got < want-0.02 {
-		t.Errorf("short-pool fraction %.4f; want slightly below %.4f (within 2 pp)", got, want)
+	for _, s := range []float64{0, 0.25} {
+		want := cdf.F(4096) + (1-s)*(cdf.F(6144)-cdf.F(4096))
+		got := shortFraction(t, 1, s, ratioNoise, 100000)
+		t.Logf("noisy bytes (σ = %.0f%%), code share %g: short-pool fraction %.4f; formula on the truth %.4f (%+.2f pp)", 100*ratioNoise, s, got, want, 100*(got-want))
+		if math.Abs(got-want) > 0.01 {
+			t.Errorf("code share %g: short-pool fraction %.4f; want %.4f ± 0.01", s, got, want)
+		}
 	}
 }

@@ -86,6 +86,21 @@ func (e *Estimator) Observe(k workload.Category, bytes, promptTokens int) {
 	}
 }
 
+// MeanInputTokens returns the unbiased estimate ceil(bytes / ĉ_k) of a
+// prompt's tokens: the learned mean ratio once the category has
+// MinObservations observations, the cold start before, tokens.
+func (e *Estimator) MeanInputTokens(k workload.Category, bytes int) int {
+	if bytes <= 0 {
+		return 0
+	}
+	st := &e.cat[k]
+	r := e.coldStart
+	if st.n >= e.minObs {
+		r = st.mean
+	}
+	return int(math.Ceil(float64(bytes)/r - 1e-9))
+}
+
 // Ratio returns the learned mean ratio ĉ_k (the cold start before any
 // observation), bytes/token.
 func (e *Estimator) Ratio(k workload.Category) float64 { return e.cat[k].mean }

@@ -408,3 +408,27 @@ func TestMissingBytesFallsBackToPromptLength(t *testing.T) {
 		t.Fatalf("estimate = %d; want L_in + L_out = 3050", got)
 	}
 }
+
+// TestCRBandTopUsesUnbiasedEstimate: near γ·B_short the band test uses the
+// unbiased ratio ĉ, the thresholds the conservative c* = ĉ − σ̂.
+func TestCRBandTopUsesUnbiasedEstimate(t *testing.T) {
+	tb := mustNew(t, Config{Kind: "cr", BShort: 4096, Gamma: 1.5, PC: 1}, twoPools, 1).(*TokenBudget)
+	// Observations alternating 4 and 5 bytes/token: ĉ ≈ 4.5, σ̂ ≈ 0.5.
+	for i := 0; i < 400; i++ {
+		r := workload.Request{Category: workload.Prose, InputTokens: 1000, Bytes: 4000 + 1000*(i%2)}
+		tb.Observe(&r, 1000)
+	}
+	e := tb.Estimator()
+	mean := e.Ratio(workload.Prose)
+	// A prompt whose unbiased estimate is 5,000 tokens (+ 1,000 output =
+	// 6,000 ≤ 6,144) but whose conservative estimate is about 5,550.
+	r := workload.Request{Category: workload.Prose, InputTokens: 5000, OutputTokens: 1000, MaxOutputTokens: 1000,
+		Bytes: int(math.Floor(5000 * mean))}
+	if c := tb.Estimate(&r); c <= 6144 {
+		t.Fatalf("conservative estimate %d: the test needs one above the band's top 6144", c)
+	}
+	d := tb.Route(&r, nil)
+	if !d.Compressed || d.Pool != 0 || d.InputTokens != 3096 {
+		t.Fatalf("decision %+v; want compressed to 3096 tokens in pool 0", d)
+	}
+}
