@@ -479,3 +479,26 @@ func TestProgress(t *testing.T) {
 		t.Errorf("requests %d", s.Requests)
 	}
 }
+
+// TestDispatchOrder: 9 simultaneous requests on 3 instances. Round robin
+// and join-the-shortest-queue (ties: lowest index) both give 0,1,2,0,1,2,...;
+// central dispatch picks the instance with the most free slots (5 each on
+// a10g at 8192), again cycling through 0,1,2.
+func TestDispatchOrder(t *testing.T) {
+	for _, mode := range []string{"rr", "jsq", "central"} {
+		var reqs []workload.Request
+		for i := range 9 {
+			reqs = append(reqs, workload.Request{ID: int64(i), InputTokens: 100, OutputTokens: 10, MaxOutputTokens: 10})
+		}
+		cfg := fleetCfg(9, 0, PoolConfig{Name: "p", GPU: "a10g", Count: 3, MaxContext: 8192, Dispatch: mode})
+		sink := &memSink{}
+		if _, err := Run(cfg, &sliceSource{reqs: reqs}, sink, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range sink.recs {
+			if want := int32(r.ID % 3); r.Instance != want {
+				t.Errorf("%s: request %d on instance %d, want %d", mode, r.ID, r.Instance, want)
+			}
+		}
+	}
+}
