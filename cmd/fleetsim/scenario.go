@@ -28,11 +28,18 @@ type scenarioKeys struct {
 // Relative CDF and trace paths in the file are relative to the file's
 // directory. Every error is one line.
 func loadScenario(path string, cfg *sim.Config) (scenarioKeys, error) {
-	var keys scenarioKeys
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return keys, fmt.Errorf("--config %s: %v", path, oneLine(err))
+		return scenarioKeys{}, fmt.Errorf("--config %s: %v", path, oneLine(err))
 	}
+	return decodeScenario(path, data, cfg)
+}
+
+// decodeScenario is loadScenario on the file's content; path gives the
+// format (by extension) and the directory of relative paths.
+func decodeScenario(path string, data []byte, cfg *sim.Config) (scenarioKeys, error) {
+	var keys scenarioKeys
+	var err error
 	isJSON := strings.EqualFold(filepath.Ext(path), ".json")
 	// Probe which workload keys are present.
 	var probe struct {
