@@ -172,6 +172,7 @@ type MethodPlan struct {
 	AnnualUSD    float64    `json:"annual_cost_usd"`
 	Savings      float64    `json:"savings_vs_homogeneous"`    // 1 − cost/homogeneous cost
 	ClosedForm   float64    `json:"closed_form_savings"`       // α′(1 − 1/ρ), ρ = μ_s/μ_homo (token-budget eq. 7)
+	ClosedCliff  float64    `json:"closed_form_savings_cliff"` // α′(1 − 1/ρ), ρ = cliff ratio (FleetOpt §2.2)
 	Corrected    float64    `json:"corrected_formula_gpus"`    // α′λ/μ_s + (1−α′)λ/μ_l (token-budget eq. 8)
 	CorrectedSav float64    `json:"corrected_formula_savings"` // 1 − eq. 8 / (λ/μ_homo)
 	ProfilerGPUs int        `json:"profiler_gpus"`             // Σ pools' ceil(λ/μ·β)
@@ -467,6 +468,9 @@ func (pl *Planner) compare(m *MethodPlan, muShort float64) error {
 	}
 	rho := muShort / hp.MuGPU
 	m.ClosedForm = m.AlphaPrime * (1 - 1/rho)
+	if m.CliffRatio > 0 {
+		m.ClosedCliff = m.AlphaPrime * (1 - 1/m.CliffRatio)
+	}
 	m.CorrectedSav = 1 - m.Corrected/h.Corrected
 	return nil
 }

@@ -143,6 +143,11 @@ func TestMethodsOrderingAndFormulas(t *testing.T) {
 		if cf := pr.Alpha * (1 - 1/rho); math.Abs(cf-pr.ClosedForm) > 1e-12 {
 			t.Errorf("%s: closed form %v, want %v", w.workload, pr.ClosedForm, cf)
 		}
+		// FleetOpt §2.2's form uses the cliff ratio: 16× at 4,096, 42× at
+		// 1,536 (682/16 = 42.6), 8× at 8,192 (FleetOpt Table 2).
+		if cf := pr.Alpha * (1 - 1/pr.CliffRatio); math.Abs(cf-pr.ClosedCliff) > 1e-12 || math.Floor(pr.CliffRatio) != map[int]float64{4096: 16, 1536: 42, 8192: 8}[w.bShort] {
+			t.Errorf("%s: cliff ratio %v, closed form %v (want %v)", w.workload, pr.CliffRatio, pr.ClosedCliff, cf)
+		}
 		// Eq. 8 without rounding or cap is below the sized fleet.
 		if pr.Corrected >= float64(pr.TotalGPUs) {
 			t.Errorf("%s: eq. 8 %v GPUs not below the capped fleet %d", w.workload, pr.Corrected, pr.TotalGPUs)
