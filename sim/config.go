@@ -6,9 +6,11 @@ package sim
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -180,6 +182,17 @@ func (c *Config) Validate() error {
 	}
 	if c.Router.Kind != "" && !contains(routerNames, c.Router.Kind) {
 		return bad("router.kind", c.Router.Kind, "allowed: %s", strings.Join(routerNames, ", "))
+	}
+	// The router's own rules (tuning fields against the pools), checked by
+	// building it exactly as a run does.
+	rp := make([]router.Pool, len(c.Pools))
+	for i, p := range c.Pools {
+		g, _ := pools.LookupGPU(p.GPU)
+		rp[i] = router.Pool{Name: p.Name, MaxContext: p.MaxContext, GPUs: p.Count, Slots: g.Slots(p.MaxContext)}
+	}
+	sort.SliceStable(rp, func(i, j int) bool { return rp[i].MaxContext < rp[j].MaxContext })
+	if _, err := newRouter(c.Router, rp, c.Seed); err != nil {
+		return err
 	}
 	if !finite(c.Router.RetryDelayS) || c.Router.RetryDelayS < 0 {
 		return bad("router.retry_delay_s", c.Router.RetryDelayS, "must be a finite number of seconds >= 0")

@@ -54,6 +54,7 @@ func TestSimulateBadInput(t *testing.T) {
 	badValue := writeFile(t, dir, "badvalue.yaml", "workload:\n  rate: -3\n")
 	badJSON := writeFile(t, dir, "bad.json", `{"seed": "one"}`)
 	badGPU := writeFile(t, dir, "gpu.json", `{"pools": [{"name": "x", "gpu": "b200", "count": 1, "max_ctx": 4096}]}`)
+	badBShort := writeFile(t, dir, "bshort.yaml", "router: {kind: cr, b_short: 9000}\n")
 
 	tests := []struct {
 		name string
@@ -94,6 +95,7 @@ func TestSimulateBadInput(t *testing.T) {
 		{"config bad value", []string{"--config", badValue}, []string{"workload.rate", "-3"}},
 		{"config bad JSON type", []string{"--config", badJSON}, []string{"--config", "seed"}},
 		{"config unknown GPU", []string{"--config", badGPU}, []string{"pools[0].gpu", "b200"}},
+		{"router b_short above the short pool", []string{"--config", badBShort}, []string{"b_short", "9000"}},
 		{"zero SLO", []string{"--slo-ttft", "0"}, []string{"slo.ttft_s", "0"}},
 	}
 	for _, tt := range tests {
