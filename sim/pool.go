@@ -115,10 +115,17 @@ func newPool(pc PoolConfig, order int, timing string) (*pool, error) {
 }
 
 // refresh re-reads instance i's state after an operation on it and updates
-// the pool sums and both heaps.
+// the pool sums, the dispatch index and the event heap.
 func (p *pool) refresh(i int) {
-	e := p.eng[i]
-	st := e.Stats()
+	p.refreshCounts(i)
+	p.events.update(i, p.eng[i].NextEvent())
+}
+
+// refreshCounts is refresh without the event heap (whose key, NextEvent,
+// costs the most to read): for an instance about to be submitted to, which
+// is fully refreshed right after.
+func (p *pool) refreshCounts(i int) {
+	st := p.eng[i].Stats()
 	p.running += st.Running - int(p.eRun[i])
 	p.queued += st.Queued - int(p.eQueued[i])
 	p.freeBlocks += st.FreeBlocks - int(p.eFree[i])
@@ -142,7 +149,6 @@ func (p *pool) refresh(i int) {
 			p.slotFreePos[i] = -1
 		}
 	}
-	p.events.update(i, e.NextEvent())
 	switch p.mode {
 	case dispatchCentral:
 		p.free.set(i, p.freeSlots(i))
@@ -303,10 +309,11 @@ func (p *pool) dispatch(r *workload.Request, t float64, out []engine.Result) (in
 		if p.cq.Len() == 0 {
 			if i := p.free.best(); i >= 0 {
 				out = p.adv(i, t, out)
-				p.refresh(i)
+				p.refreshCounts(i)
 				if p.canTake(i, need) {
 					return p.submit(i, r, need, t, out)
 				}
+				p.refresh(i)
 				// Rare (KV-bound instances): try the others in order.
 				for _, j := range p.free.candidates(nil) {
 					out = p.adv(j, t, out)
@@ -342,8 +349,9 @@ func (p *pool) dispatch(r *workload.Request, t float64, out []engine.Result) (in
 // the queue limit to requests that cannot start at its next iteration.
 func (p *pool) submitPrivate(i int, r *workload.Request, need int, t float64, out []engine.Result) (int, int, engine.Result, []engine.Result) {
 	out = p.adv(i, t, out)
-	p.refresh(i)
+	p.refreshCounts(i)
 	if p.cfg.QueueLimit > 0 && !p.canTake(i, need) && p.waiting()+1 > p.cfg.QueueLimit {
+		p.refresh(i)
 		return dispQueueFull, -1, engine.Result{}, out
 	}
 	return p.submit(i, r, need, t, out)
