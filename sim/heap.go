@@ -9,64 +9,68 @@ import (
 // idxHeap is an indexed 4-ary min-heap over the instances 0..n-1 of a pool,
 // ordered by a float64 key and, on equal keys, by the lower instance index
 // (the explicit tie rule of the fleet model). Every instance is always in
-// the heap; update moves one instance after its key changed. It replaces
-// container/heap on the hot path: no interface calls, no boxing.
+// the heap; update moves one instance after its key changed. Keys live in
+// the heap nodes (no indirection when comparing). It replaces container/heap
+// on the hot path: no interface calls, no boxing.
 type idxHeap struct {
-	heap []int32   // heap[k] = instance at heap position k
-	pos  []int32   // pos[i] = heap position of instance i
-	key  []float64 // key[i] = current key of instance i
+	heap []heapNode
+	pos  []int32 // pos[i] = heap position of instance i
+}
+
+type heapNode struct {
+	key float64
+	i   int32
 }
 
 func newIdxHeap(n int, key float64) idxHeap {
-	h := idxHeap{heap: make([]int32, n), pos: make([]int32, n), key: make([]float64, n)}
+	h := idxHeap{heap: make([]heapNode, n), pos: make([]int32, n)}
 	for i := range n {
-		h.heap[i], h.pos[i], h.key[i] = int32(i), int32(i), key
+		h.heap[i], h.pos[i] = heapNode{key, int32(i)}, int32(i)
 	}
 	return h
 }
 
-func (h *idxHeap) less(a, b int32) bool {
-	ka, kb := h.key[a], h.key[b]
-	if ka != kb {
-		return ka < kb
+func nodeLess(a, b heapNode) bool {
+	if a.key != b.key {
+		return a.key < b.key
 	}
-	return a < b
+	return a.i < b.i
 }
 
 // top returns the instance with the smallest key and that key.
-func (h *idxHeap) top() (int, float64) {
-	i := h.heap[0]
-	return int(i), h.key[i]
-}
+func (h *idxHeap) top() (int, float64) { return int(h.heap[0].i), h.heap[0].key }
+
+// key returns instance i's key.
+func (h *idxHeap) key(i int) float64 { return h.heap[h.pos[i]].key }
 
 // update sets instance i's key and restores the heap order.
 func (h *idxHeap) update(i int, key float64) {
-	if h.key[i] == key {
+	k := int(h.pos[i])
+	old := h.heap[k].key
+	if old == key {
 		return
 	}
-	h.key[i] = key
-	k := int(h.pos[i])
-	if !h.up(k) {
+	h.heap[k].key = key
+	if key < old {
+		h.up(k)
+	} else {
 		h.down(k)
 	}
 }
 
-func (h *idxHeap) up(k int) bool {
-	moved := false
+func (h *idxHeap) up(k int) {
 	x := h.heap[k]
 	for k > 0 {
 		p := (k - 1) / 4
-		if !h.less(x, h.heap[p]) {
+		if !nodeLess(x, h.heap[p]) {
 			break
 		}
 		h.heap[k] = h.heap[p]
-		h.pos[h.heap[k]] = int32(k)
+		h.pos[h.heap[k].i] = int32(k)
 		k = p
-		moved = true
 	}
 	h.heap[k] = x
-	h.pos[x] = int32(k)
-	return moved
+	h.pos[x.i] = int32(k)
 }
 
 func (h *idxHeap) down(k int) {
@@ -79,19 +83,19 @@ func (h *idxHeap) down(k int) {
 		}
 		m := c
 		for j := c + 1; j < min(c+4, n); j++ {
-			if h.less(h.heap[j], h.heap[m]) {
+			if nodeLess(h.heap[j], h.heap[m]) {
 				m = j
 			}
 		}
-		if !h.less(h.heap[m], x) {
+		if !nodeLess(h.heap[m], x) {
 			break
 		}
 		h.heap[k] = h.heap[m]
-		h.pos[h.heap[k]] = int32(k)
+		h.pos[h.heap[k].i] = int32(k)
 		k = m
 	}
 	h.heap[k] = x
-	h.pos[x] = int32(k)
+	h.pos[x.i] = int32(k)
 }
 
 // fifo is a growable ring buffer of requests: a pool's central queue. It

@@ -234,7 +234,7 @@ func (p *pool) advance(t float64, out []engine.Result) ([]engine.Result, error) 
 		head := p.cq.Peek()
 		out = p.adv(i, te, out)
 		p.refresh(i)
-		if ne := p.events.key[i]; ne <= te {
+		if ne := p.events.key(i); ne <= te {
 			return out, fmt.Errorf("pool %q instance %d: engine did not progress past t=%v (next event %v)", p.cfg.Name, i, te, ne)
 		}
 		if p.cq.Peek() != head {
