@@ -443,10 +443,18 @@ func forEachWord(s string, buf *[]byte, f func(w []byte, cjk bool)) {
 	}
 }
 
+// maxPostings caps the sentences a term may appear in and still link them in
+// the similarity graph. With it the graph costs at most maxPostings times the
+// number of term occurrences, linear in the prompt, even on adversarial text
+// (thousands of sentences sharing a word); on ordinary prompts of up to 500
+// sentences it never binds, because half the sentences is lower.
+const maxPostings = 256
+
 // similarityGraph builds the sentences' cosine-similarity graph from an
 // inverted index (only pairs that share a term are visited; terms present in
-// more than half of the sentences carry little signal and are skipped, which
-// bounds the work on long prompts) and fills the novelty of each sentence.
+// more than half of the sentences, or in more than maxPostings, carry little
+// signal and are skipped, which bounds the work on long prompts) and fills
+// the novelty of each sentence.
 func (c *Compressor) similarityGraph(n, nt int) {
 	// postings, in sentence order
 	c.postOff = grow(c.postOff, nt+1)
@@ -468,7 +476,7 @@ func (c *Compressor) similarityGraph(n, nt int) {
 		}
 	}
 	copy(c.cursor, c.postOff[:nt])
-	maxDF := int32(n / 2)
+	maxDF := int32(min(n/2, maxPostings))
 	if maxDF < 2 {
 		maxDF = 2
 	}

@@ -2,6 +2,7 @@ package compress
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -367,5 +368,24 @@ func TestIndexMatchesWords(t *testing.T) {
 	slices.Sort(got)
 	if !slices.Equal(got, want) || len(want) < 10 {
 		t.Fatalf("indexed %d terms, forEachWord %d", len(got), len(want))
+	}
+}
+
+// TestCompressManySimilarSentences: 30,000 sentences that share words
+// (each of ten words in a fifth of them). Without the maxPostings cap the
+// similarity graph would take 1.8·10⁷ pair updates per shared word and
+// millions of edges; with it the call is linear in the prompt.
+func TestCompressManySimilarSentences(t *testing.T) {
+	var sb strings.Builder
+	words := strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet")
+	for i := 0; i < 30000; i++ {
+		fmt.Fprintf(&sb, "Item %s number%d %s. ", words[i%10], i, words[(i+3)%10])
+	}
+	res, err := Compress(sb.String(), 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Tokens > 5000 || res.Sentences != 30000 {
+		t.Fatalf("result %d tokens of %d sentences", res.Tokens, res.Sentences)
 	}
 }
