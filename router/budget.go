@@ -38,11 +38,13 @@ import (
 //     MaxContext: overflow of the short pool is impossible by construction,
 //     whatever the estimate's error. Decision.DelayS is a draw of the
 //     compression latency.
-//  4. Spillover (kind "spillover", or "cr" with SpillQueuePerGPU > 0): if
-//     the target's Queued/GPUs exceeds SpillQueuePerGPU, the request moves
-//     to the other pool with the smallest Queued/GPUs among those whose
-//     MaxContext holds the (uncompressed) estimate and whose own
-//     Queued/GPUs does not exceed the limit; ties go to the smaller pool. A
+//  4. Spillover (kind "spillover", or "cr" with a spillover limit): a pool
+//     is overloaded when its Queued/GPUs exceeds SpillQueuePerGPU or (if
+//     SpillKVOccupancy > 0) its KVOccupancy exceeds SpillKVOccupancy. If the
+//     target is overloaded, the request moves to the other pool with the
+//     smallest Queued/GPUs among those whose MaxContext holds the
+//     (uncompressed) estimate and that are not overloaded themselves; ties
+//     go to the smaller pool. A
 //     compressed request that spills is sent uncompressed (no delay). When
 //     no pool qualifies the request stays on its target. Spillover needs
 //     one Load per pool; with fewer loads it is skipped.
@@ -54,7 +56,8 @@ import (
 type TokenBudget struct {
 	pools    []Pool
 	thr      []int     // per-pool threshold on the estimate, tokens
-	spillQ   []float64 // per-pool queue limit: SpillQueuePerGPU·GPUs, requests
+	spillQ   []float64 // per-pool queue limit: SpillQueuePerGPU·GPUs, requests (0: no queue trigger)
+	spillKV  float64   // KV occupancy limit (0: no KV trigger)
 	spill    bool
 	cr       bool
 	bShort   int
@@ -74,18 +77,19 @@ func newTokenBudget(cfg Config, pools []Pool, seed uint64) *TokenBudget {
 		sk = 0
 	}
 	t := &TokenBudget{
-		pools:  pools,
-		thr:    make([]int, len(pools)),
-		spillQ: make([]float64, len(pools)),
-		spill:  cfg.SpillQueuePerGPU > 0 && (cfg.Kind == KindSpillover || cfg.Kind == KindCR),
-		cr:     cfg.Kind == KindCR,
-		bShort: cfg.BShort,
-		bandHi: int(math.Floor(cfg.Gamma * float64(cfg.BShort))),
-		pc:     cfg.PC,
-		est:    NewEstimator(cfg.EMADecay, sk, cfg.ColdStart, cfg.MinObservations),
-		rng:    workload.NewRand(seed, workload.StreamRouter),
-		lat:    workload.NewRand(seed, workload.StreamCompressor),
-		latMu:  math.Log(cfg.CompressP50S),
+		pools:   pools,
+		thr:     make([]int, len(pools)),
+		spillQ:  make([]float64, len(pools)),
+		spill:   (cfg.SpillQueuePerGPU > 0 || cfg.SpillKVOccupancy > 0) && (cfg.Kind == KindSpillover || cfg.Kind == KindCR),
+		spillKV: cfg.SpillKVOccupancy,
+		cr:      cfg.Kind == KindCR,
+		bShort:  cfg.BShort,
+		bandHi:  int(math.Floor(cfg.Gamma * float64(cfg.BShort))),
+		pc:      cfg.PC,
+		est:     NewEstimator(cfg.EMADecay, sk, cfg.ColdStart, cfg.MinObservations),
+		rng:     workload.NewRand(seed, workload.StreamRouter),
+		lat:     workload.NewRand(seed, workload.StreamCompressor),
+		latMu:   math.Log(cfg.CompressP50S),
 		// z_0.99 of the standard normal.
 		latSigma: (math.Log(cfg.CompressP99S) - math.Log(cfg.CompressP50S)) / 2.3263478740408408,
 	}
@@ -153,10 +157,10 @@ func (t *TokenBudget) Route(r *workload.Request, loads []Load) Decision {
 	}
 	if t.spill && len(loads) >= len(t.pools) {
 		p := d.Pool
-		if float64(loads[p].Queued) > t.spillQ[p] {
+		if t.overloaded(p, &loads[p]) {
 			best, bestQ := -1, 0.0
 			for j, pj := range t.pools {
-				if j == p || est > pj.MaxContext || float64(loads[j].Queued) > t.spillQ[j] {
+				if j == p || est > pj.MaxContext || t.overloaded(j, &loads[j]) {
 					continue
 				}
 				q := float64(loads[j].Queued) / float64(pj.GPUs)
@@ -174,6 +178,12 @@ func (t *TokenBudget) Route(r *workload.Request, loads []Load) Decision {
 		}
 	}
 	return d
+}
+
+// overloaded reports whether pool p, in state l, is over a spillover limit.
+func (t *TokenBudget) overloaded(p int, l *Load) bool {
+	return (t.spillQ[p] > 0 && float64(l.Queued) > t.spillQ[p]) ||
+		(t.spillKV > 0 && l.KVOccupancy > t.spillKV)
 }
 
 // Observe implements Router: it feeds the request's byte length and true

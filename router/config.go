@@ -54,6 +54,11 @@ type Config struct {
 	// pool that can serve it. Used by "spillover" (0 means 4) and by "cr"
 	// (0 means no spillover); ignored by the other kinds.
 	SpillQueuePerGPU float64
+	// SpillKVOccupancy, when > 0, also marks a pool overloaded when its
+	// Load.KVOccupancy exceeds it (a fraction in (0, 1]); 0 disables this
+	// trigger. Same kinds as SpillQueuePerGPU; with kind "cr" it enables
+	// spillover on its own.
+	SpillKVOccupancy float64
 	// EMADecay is β of the bytes-per-token EMA, in (0, 1); 0 means 0.95.
 	EMADecay float64
 	// SigmaWeight is γ of the token-budget paper's Eq. 5, the multiple of
@@ -161,6 +166,9 @@ func (c Config) Validate(pools []Pool) error {
 	}
 	if !(c.SpillQueuePerGPU >= 0) || math.IsInf(c.SpillQueuePerGPU, 0) {
 		return fmt.Errorf("router: spill_queue_per_gpu = %g: must be a finite number >= 0", c.SpillQueuePerGPU)
+	}
+	if !(c.SpillKVOccupancy >= 0 && c.SpillKVOccupancy <= 1) {
+		return fmt.Errorf("router: spill_kv_occupancy = %g: must be in [0, 1] (0: off)", c.SpillKVOccupancy)
 	}
 	if !(c.EMADecay > 0 && c.EMADecay < 1) {
 		return fmt.Errorf("router: ema_decay = %g: must be in (0, 1)", c.EMADecay)

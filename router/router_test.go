@@ -50,6 +50,7 @@ func TestValidate(t *testing.T) {
 		{"b_short negative", Config{Kind: "token-budget", BShort: -1}, twoPools, "b_short = -1"},
 		{"ema decay 1", Config{Kind: "token-budget", EMADecay: 1}, twoPools, "ema_decay = 1"},
 		{"spill negative", Config{Kind: "spillover", SpillQueuePerGPU: -2}, twoPools, "spill_queue_per_gpu = -2"},
+		{"kv occupancy above 1", Config{Kind: "spillover", SpillKVOccupancy: 1.5}, twoPools, "spill_kv_occupancy = 1.5"},
 		{"cold start negative", Config{Kind: "token-budget", ColdStart: -4}, twoPools, "cold_start = -4"},
 		{"min obs negative", Config{Kind: "token-budget", MinObservations: -1}, twoPools, "min_observations = -1"},
 		{"code compressible", Config{Kind: "cr", Compressible: []workload.Category{workload.Prose, workload.Code}}, twoPools, "code is never compressible"},
@@ -261,6 +262,17 @@ func TestSpillover(t *testing.T) {
 	mid := workload.Request{InputTokens: 5000, OutputTokens: 200, MaxOutputTokens: 200, Bytes: 22400, Category: workload.Prose}
 	if d := tb2.Route(&mid, []Load{{Queued: 0}, {Queued: 3}}); d.Pool != 0 || !d.Spilled {
 		t.Fatalf("long overloaded, short can serve: %+v; want spill to pool 0", d)
+	}
+	// KV-occupancy trigger (C&R router with no queue limit).
+	tkv := calibrated(t, Config{Kind: "cr", SpillKVOccupancy: 0.9}, twoPools, 50)
+	if d := tkv.Route(&small, []Load{{Queued: 100, KVOccupancy: 0.85}, {}}); d.Spilled {
+		t.Fatalf("KV 0.85 under limit 0.9 (queue ignored): spilled %+v", d)
+	}
+	if d := tkv.Route(&small, []Load{{KVOccupancy: 0.95}, {KVOccupancy: 0.5}}); !d.Spilled || d.Pool != 1 {
+		t.Fatalf("KV 0.95 over limit 0.9: %+v; want spill to pool 1", d)
+	}
+	if d := tkv.Route(&small, []Load{{KVOccupancy: 0.95}, {KVOccupancy: 0.97}}); d.Spilled {
+		t.Fatalf("both pools over the KV limit: spilled %+v", d)
 	}
 	// The token-budget kind never spills.
 	tb3 := calibrated(t, Config{Kind: "token-budget", SpillQueuePerGPU: 2}, twoPools, 50)
