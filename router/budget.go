@@ -30,8 +30,8 @@ import (
 //     band's top uses the unbiased estimate because compression, not the
 //     estimate, is what keeps the request inside the short pool: the
 //     conservative bias would only push requests near γ·BShort to the long
-//     pool for no safety gain (docs/router.md quantifies it). On
-//     success the prompt is compressed to T_c tokens and sent to pool 0:
+//     pool for no safety gain (docs/router.md quantifies it). On success
+//     the prompt is compressed to T_c tokens and sent to pool 0:
 //     Decision.InputTokens = min(L_in, T_c) (true tokens: the compressor
 //     enforces its budget on the prompt itself, not on the estimate), so
 //     L_in' + L_out ≤ T_c + max_output_tokens = BShort ≤ pool 0's
@@ -44,10 +44,10 @@ import (
 //     target is overloaded, the request moves to the other pool with the
 //     smallest Queued/GPUs among those whose MaxContext holds the
 //     (uncompressed) estimate and that are not overloaded themselves; ties
-//     go to the smaller pool. A
-//     compressed request that spills is sent uncompressed (no delay). When
-//     no pool qualifies the request stays on its target. Spillover needs
-//     one Load per pool; with fewer loads it is skipped.
+//     go to the smaller pool. A compressed request that spills is sent
+//     uncompressed (no delay). When no pool qualifies the request stays on
+//     its target. Spillover needs one Load per pool; with fewer loads it is
+//     skipped.
 //
 // Decision.EstimatedTokens is always the estimate of the original request.
 // Observe feeds the Estimator; for a compressed request served with fewer
