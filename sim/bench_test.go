@@ -54,3 +54,14 @@ func BenchmarkFleetAgentHeavy(b *testing.B) {
 		PoolConfig{Name: "long", GPU: "a100", Count: 2037, MaxContext: 65536},
 	)
 }
+
+// BenchmarkFleetOverloaded exercises the central queues' slow path: the
+// Azure fleet with 30% fewer instances than planned, so both pools saturate
+// and their central queues stay non-empty (instances advanced one change at
+// a time).
+func BenchmarkFleetOverloaded(b *testing.B) {
+	benchFleet(b, "azure", 1000, 300000,
+		PoolConfig{Name: "short", GPU: "a100", Count: 30, MaxContext: 4096},
+		PoolConfig{Name: "long", GPU: "a100", Count: 92, MaxContext: 65536},
+	)
+}
