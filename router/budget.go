@@ -53,6 +53,9 @@ import (
 // Observe feeds the Estimator; for a compressed request served with fewer
 // prompt tokens than r.InputTokens, the original ratio Bytes/InputTokens is
 // observed (the compressed prompt's bytes scale with its tokens).
+//
+// A TokenBudget is not safe for concurrent use (the simulator calls it from
+// one goroutine).
 type TokenBudget struct {
 	pools    []Pool
 	thr      []int     // per-pool threshold on the estimate, tokens
