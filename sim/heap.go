@@ -157,7 +157,13 @@ type slotIndex struct {
 	top   int      // no bucket above top is non-empty
 }
 
+// slotIndexMaxBuckets bounds the index's memory for absurd slot counts
+// (max_ctx of a few tokens): instances with more free slots than this share
+// the top bucket, ordered by index.
+const slotIndexMaxBuckets = 1 << 12
+
 func newSlotIndex(n, maxFree int) slotIndex {
+	maxFree = min(maxFree, slotIndexMaxBuckets-1)
 	w := (n + 63) / 64
 	s := slotIndex{words: w, bits: make([]uint64, (maxFree+1)*w), cnt: make([]int, maxFree+1), where: make([]int32, n)}
 	for i := range n {
