@@ -444,3 +444,22 @@ func TestCRBandTopUsesUnbiasedEstimate(t *testing.T) {
 		t.Fatalf("decision %+v; want compressed to 3096 tokens in pool 0", d)
 	}
 }
+
+// TestCRGateConfigurable: CJK is compressed only when the gate lists it;
+// code is never accepted (TestValidate).
+func TestCRGateConfigurable(t *testing.T) {
+	r := workload.Request{InputTokens: 4000, OutputTokens: 1000, MaxOutputTokens: 1000, Bytes: 8040, Category: workload.CJK}
+	for _, tt := range []struct {
+		gate []workload.Category
+		want bool
+	}{
+		{nil, false}, // default: prose, RAG, mixed
+		{[]workload.Category{workload.CJK}, true},
+		{[]workload.Category{}, false}, // empty: nothing is compressible
+	} {
+		tb := calibrated(t, Config{Kind: "cr", Compressible: tt.gate}, twoPools, 50)
+		if d := tb.Route(&r, nil); d.Compressed != tt.want {
+			t.Errorf("gate %v: compressed = %v; want %v", tt.gate, d.Compressed, tt.want)
+		}
+	}
+}
