@@ -22,13 +22,15 @@ const (
 	SketchRelativeError = 1.0 / (2 * sketchSub)
 )
 
-var (
-	// SketchMinS is the smallest value the sketch resolves, s; smaller values
-	// (0 included) are counted as 0, an absolute error below 1 µs.
-	SketchMinS = math.Ldexp(1, sketchMinExp)
-	// SketchMaxS bounds the values the sketch resolves, s; larger values are
-	// counted in the last bucket (reported as about SketchMaxS).
-	SketchMaxS = math.Ldexp(1, sketchMaxExp)
+const (
+	// SketchMinS is the smallest value the sketch resolves, s (2^-20 ≈
+	// 0.95 µs); smaller values (0 included) are counted as 0, an absolute
+	// error below 1 µs.
+	SketchMinS = 1.0 / (1 << -sketchMinExp)
+	// SketchMaxS bounds the values the sketch resolves, s (2^24 ≈ 194 days);
+	// larger values are counted in the last bucket (reported as about
+	// SketchMaxS).
+	SketchMaxS = 1 << sketchMaxExp
 )
 
 const sketchBuckets = (sketchMaxExp - sketchMinExp) * sketchSub
