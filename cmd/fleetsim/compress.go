@@ -90,8 +90,10 @@ func runCompress(args []string, stdout, stderr io.Writer) error {
 	res, err := c.Compress(text, *budget)
 	elapsed := time.Since(t0)
 	if err != nil {
-		if errors.Is(err, compress.ErrBudget) {
-			return badInput("--budget %d: %v", *budget, err)
+		var be *compress.BudgetError
+		if errors.As(err, &be) {
+			return badInput("--budget %d: too small: the first %d and last %d sentences alone need %d tokens",
+				*budget, compress.KeepFirst, compress.KeepLast, be.Need)
 		}
 		return err
 	}

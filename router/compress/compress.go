@@ -38,6 +38,21 @@ const (
 // do not fit the budget: the prompt cannot be compressed (a C&R failure).
 var ErrBudget = errors.New("the always-kept sentences exceed the budget")
 
+// BudgetError reports a budget below the always-kept sentences. It wraps
+// ErrBudget (errors.Is(err, ErrBudget) holds).
+type BudgetError struct {
+	Budget int // the budget asked for, tokens
+	Need   int // tokens of the first KeepFirst and last KeepLast sentences
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("compress: budget = %d tokens: the first %d and last %d sentences need %d: %v",
+		e.Budget, KeepFirst, KeepLast, e.Need, ErrBudget)
+}
+
+// Unwrap returns ErrBudget.
+func (e *BudgetError) Unwrap() error { return ErrBudget }
+
 // Result is the outcome of one compression.
 type Result struct {
 	Text           string // the compressed prompt (the input itself when it already fits)
@@ -107,7 +122,7 @@ func Compress(text string, budget int) (Result, error) {
 // tried), and emits the kept sentences in their original order, each
 // followed by the whitespace that followed it in the input. A text that
 // already fits is returned unchanged. If the always-kept sentences alone
-// exceed the budget, it returns an error wrapping ErrBudget.
+// exceed the budget, it returns a *BudgetError (which wraps ErrBudget).
 func (c *Compressor) Compress(text string, budget int) (Result, error) {
 	if budget <= 0 {
 		return Result{}, fmt.Errorf("compress: budget = %d: must be > 0 tokens", budget)
@@ -137,8 +152,7 @@ func (c *Compressor) Compress(text string, budget int) (Result, error) {
 		}
 	}
 	if used > budget {
-		return res, fmt.Errorf("compress: budget = %d tokens: the first %d and last %d sentences need %d: %w",
-			budget, KeepFirst, KeepLast, used, ErrBudget)
+		return res, &BudgetError{Budget: budget, Need: used}
 	}
 	c.scoreSentences(text)
 	c.order = c.order[:0]

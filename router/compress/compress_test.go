@@ -188,8 +188,10 @@ func TestCompressFitsUnchanged(t *testing.T) {
 
 func TestCompressBudgetErrors(t *testing.T) {
 	text := strings.Repeat("This is a fairly long sentence about routing requests. ", 20)
-	if _, err := Compress(text, 20); !errors.Is(err, ErrBudget) {
-		t.Fatalf("budget 20: err = %v; want ErrBudget", err)
+	_, err := Compress(text, 20)
+	var be *BudgetError
+	if !errors.Is(err, ErrBudget) || !errors.As(err, &be) || be.Budget != 20 || be.Need != 5*CountTokens("This is a fairly long sentence about routing requests.") {
+		t.Fatalf("budget 20: err = %v; want a BudgetError (ErrBudget) needing 5 sentences' tokens", err)
 	}
 	if _, err := Compress(text, 0); err == nil || !strings.Contains(err.Error(), "budget = 0") {
 		t.Fatalf("budget 0: err = %v; want an error naming the budget", err)
