@@ -19,7 +19,7 @@ const (
 // Defaults of Config. The compression latency default is the distribution
 // measured for router/compress on this project's machine (2-CPU AMD EPYC;
 // see docs/router.md): p50 and p99 of BenchmarkCompressBand, the Azure band
-// (4K–6K-token prompts compressed to 4096 − L_out), rounded up.
+// (4K–6K-token prompts compressed to 4096 − L_out), rounded.
 const (
 	DefaultEMADecay         = 0.95   // β, token-budget paper §2.1
 	DefaultSigmaWeight      = 1.0    // γ of Eq. 5, token-budget paper §2.1
@@ -28,8 +28,8 @@ const (
 	DefaultGamma            = 1.5    // C&R bandwidth, FleetOpt Table 2
 	DefaultPC               = 1.0    // C&R success probability, FleetOpt Appendix C (prose/RAG)
 	DefaultSpillQueuePerGPU = 4.0    // queued requests per GPU above which a pool is overloaded
-	DefaultCompressP50S     = 0.0006 // s, BenchmarkCompressBand p50 (0.54–0.59 ms)
-	DefaultCompressP99S     = 0.0012 // s, BenchmarkCompressBand p99 on a quiet machine (1.07 ms)
+	DefaultCompressP50S     = 0.0005 // s, BenchmarkCompressBand p50 on a quiet machine (0.43–0.47 ms)
+	DefaultCompressP99S     = 0.0008 // s, BenchmarkCompressBand p99 on a quiet machine (0.77–0.81 ms)
 )
 
 // Config selects and tunes a router. Zero values of the numeric fields mean
