@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/fleetsim/fleetsim/pools"
@@ -75,5 +76,48 @@ func TestMMcAgainstErlangC(t *testing.T) {
 	}
 	if u := s.Pools[0].SlotUtilization; math.Abs(u-a/c) > 0.02*a/c {
 		t.Errorf("utilization %.4f, want rho = %.4f", u, a/c)
+	}
+}
+
+// TestCentralOneInstanceEqualsPrivateQueue: with one instance, the central
+// queue (pulled by the instance at its iteration starts, through the pool's
+// event-by-event advance) must give exactly the records of the engine's own
+// FCFS private queue (round robin over one instance). Loads from light to
+// saturated, with KV pressure (a10g: 2,688 blocks) and long prompts.
+func TestCentralOneInstanceEqualsPrivateQueue(t *testing.T) {
+	cases := []struct {
+		gpu    string
+		maxCtx int
+		rate   float64
+		lo, hi int
+	}{
+		{"a10g", 8192, 0.5, 50, 8000},
+		{"a10g", 8192, 3, 50, 8000},
+		{"a10g", 2048, 20, 50, 2000},
+		{"a100", 4096, 40, 100, 4000},
+		{"a100", 4096, 400, 100, 4000},
+	}
+	for _, tc := range cases {
+		run := func(dispatch string) ([]Record, *Summary) {
+			cfg := fleetCfg(3000, 0.1, PoolConfig{Name: "p", GPU: tc.gpu, Count: 1, MaxContext: tc.maxCtx, Dispatch: dispatch})
+			sink := &memSink{}
+			s, err := Run(cfg, newPoisson(3000, tc.rate, tc.lo, tc.hi, 21), sink, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sink.recs, s
+		}
+		central, sc := run("central")
+		private, _ := run("rr")
+		if len(central) != len(private) {
+			t.Fatalf("%+v: %d records vs %d", tc, len(central), len(private))
+		}
+		for i := range central {
+			if !reflect.DeepEqual(stripNaN(central[i:i+1]), stripNaN(private[i:i+1])) {
+				t.Fatalf("%+v: record %d differs:\ncentral %+v\nprivate %+v", tc, i, central[i], private[i])
+			}
+		}
+		t.Logf("%s@%d at %v req/s: utilization %.3f, P99 wait %.3f s, preemptions %d",
+			tc.gpu, tc.maxCtx, tc.rate, sc.Pools[0].SlotUtilization, sc.Pools[0].QueueWait.P99, sc.Pools[0].Preemptions)
 	}
 }
