@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/fleetsim/fleetsim/pools"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -98,4 +101,226 @@ func oneLine(err error) string {
 	msg := strings.Replace(err.Error(), "yaml: unmarshal errors:\n", "", 1)
 	fields := strings.Fields(strings.ReplaceAll(msg, "\n", " ; "))
 	return strings.ReplaceAll(strings.Join(fields, " "), " ;", ";")
+}
+
+// planRouter is what a plan says about routing: the short-pool boundary
+// B_short and, when the planned fleet relies on compress-and-route (γ > 1
+// and p_c > 0), its γ and p_c.
+type planRouter struct {
+	cr     bool
+	bShort int     // tokens; 0 for a one-pool plan
+	gamma  float64 // C&R bandwidth
+	pc     float64 // C&R success probability
+}
+
+// planHeader is the part of a plan file (pools.Plan) that describes the
+// workload the plan was sized for.
+type planHeader struct {
+	Workload      string  `json:"workload"`       // CDF name or file
+	Rate          float64 `json:"rate"`           // requests/s
+	Timing        string  `json:"timing"`         // kv or paper
+	InputFraction float64 `json:"input_fraction"` // fixed split
+}
+
+// applyPlan overlays the plan file at path (the JSON of `fleetsim plan
+// --format json`) on cfg: the pools of the chosen method (names, GPUs,
+// counts and max contexts exactly as planned) replace cfg's pools, and the
+// workload the plan records (CDF, rate, timing preset, fixed input fraction)
+// replaces cfg's. It returns the plan's routing settings and which workload
+// keys it set. Every error is one line naming --plan.
+//
+// With ownWorkload (--workload or --trace given) the plan's CDF is not used,
+// so it need not exist.
+func applyPlan(path, method string, ownWorkload bool, cfg *sim.Config) (planRouter, scenarioKeys, error) {
+	var keys scenarioKeys
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return planRouter{}, keys, fmt.Errorf("--plan %s: %s", path, oneLine(err))
+	}
+	m, err := pools.ReadPlanMethod(bytes.NewReader(data), method)
+	if err != nil {
+		msg := strings.TrimPrefix(oneLine(err), "plan: ")
+		if strings.HasSuffix(msg, "; name one") {
+			msg += " with --plan-method"
+		}
+		return planRouter{}, keys, fmt.Errorf("--plan %s: %s", path, msg)
+	}
+	var h planHeader
+	if err := json.Unmarshal(data, &h); err != nil {
+		return planRouter{}, keys, fmt.Errorf("--plan %s: %s", path, oneLine(err))
+	}
+	cfg.Pools = make([]sim.PoolConfig, len(m.Pools))
+	for i, pp := range m.Pools {
+		cfg.Pools[i] = sim.PoolConfig{Name: pp.Name, GPU: strings.ToLower(pp.GPU), Count: pp.GPUs, MaxContext: pp.MaxCtx}
+	}
+	w := &cfg.Workload
+	if h.Workload != "" && !ownWorkload {
+		wl := h.Workload
+		// A CDF file is named as it was given to `fleetsim plan`: relative
+		// to the working directory, or else to the plan file's directory.
+		if !slices.Contains(workload.BuiltinCDFs(), wl) && !filepath.IsAbs(wl) {
+			if _, err := os.Stat(wl); err != nil {
+				alt := filepath.Join(filepath.Dir(path), wl)
+				if !fileExists(alt) {
+					return planRouter{}, keys, fmt.Errorf("--plan %s: workload %q: not a built-in CDF (%s) and no such file here or beside the plan (give --workload)",
+						path, wl, strings.Join(workload.BuiltinCDFs(), ", "))
+				}
+				wl = alt
+			}
+		}
+		w.CDF, w.Trace, w.TraceFormat = wl, "", ""
+		keys.cdf = true
+	}
+	if h.Rate > 0 {
+		w.Rate = h.Rate
+		keys.rate = true
+	}
+	if h.Timing != "" {
+		cfg.Timing = h.Timing
+	}
+	if h.InputFraction > 0 {
+		w.Split, w.InputFraction = workload.SplitFixedName, h.InputFraction
+	}
+	pr := planRouter{bShort: m.BShort, gamma: m.Gamma, pc: m.PC}
+	pr.cr = len(m.Pools) > 1 && m.Gamma > 1 && m.PC > 0
+	return pr, keys, nil
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
+}
+
+// categoriesExample is the syntax of --categories.
+const categoriesExample = "want NAME=SHARE,... over prose, code, cjk, rag, mixed, e.g. prose=0.6,code=0.25,rag=0.15"
+
+// parseCategories parses --categories NAME=SHARE,... into a category mix.
+// Names are the workload categories (case-insensitive), each at most once;
+// shares are in [0, 1] and sum to 1 (within 1e-9, as workload.Spec requires).
+func parseCategories(s string) (map[string]float64, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("--categories %q: %s", s, fmt.Sprintf(format, args...))
+	}
+	if strings.TrimSpace(s) == "" {
+		return nil, bad("empty (%s)", categoriesExample)
+	}
+	m := map[string]float64{}
+	sum := 0.0
+	for _, item := range strings.Split(s, ",") {
+		name, val, ok := strings.Cut(item, "=")
+		name, val = strings.ToLower(strings.TrimSpace(name)), strings.TrimSpace(val)
+		if !ok || name == "" || val == "" {
+			return nil, bad("item %q is not NAME=SHARE (%s)", item, categoriesExample)
+		}
+		if _, err := workload.ParseCategory(name); err != nil {
+			return nil, bad("unknown category %q (allowed: prose, code, cjk, rag, mixed)", name)
+		}
+		if _, dup := m[name]; dup {
+			return nil, bad("category %s is given twice", name)
+		}
+		v, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			return nil, bad("share %q of %s is not a number", val, name)
+		}
+		if !(v >= 0 && v <= 1) {
+			return nil, bad("share %v of %s must be in [0, 1]", v, name)
+		}
+		m[name] = v
+		sum += v
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		return nil, bad("the shares sum to %.6g; they must sum to 1", sum)
+	}
+	return m, nil
+}
+
+// routerField is a tuning field of sim.RouterConfig: its flag, its scenario
+// key, the router kinds that use it, and its value (set when non-zero).
+type routerField struct {
+	flag, key string
+	kinds     []string
+	value     func(sim.RouterConfig) (any, bool)
+}
+
+var routerFields = []routerField{
+	{"b-short", "router.b_short", []string{sim.RouterTokenBudget, sim.RouterSpillover, sim.RouterCR},
+		func(r sim.RouterConfig) (any, bool) { return r.BShort, r.BShort != 0 }},
+	{"gamma", "router.gamma", []string{sim.RouterCR},
+		func(r sim.RouterConfig) (any, bool) { return r.Gamma, r.Gamma != 0 }},
+	{"p-c", "router.p_c", []string{sim.RouterCR},
+		func(r sim.RouterConfig) (any, bool) { return r.PC, r.PC != 0 }},
+	{"spill-queue-per-gpu", "router.spill_queue_per_gpu", []string{sim.RouterSpillover, sim.RouterCR},
+		func(r sim.RouterConfig) (any, bool) { return r.SpillQueuePerGPU, r.SpillQueuePerGPU != 0 }},
+	{"ema-decay", "router.ema_decay", []string{sim.RouterTokenBudget, sim.RouterSpillover, sim.RouterCR},
+		func(r sim.RouterConfig) (any, bool) { return r.EMADecay, r.EMADecay != 0 }},
+}
+
+// routerScenario sets the router: its kind (--router, else compress-and-route
+// when the plan relies on it, else the file's), the plan's B_short, γ and
+// p_c where the kind uses them, then the router flags given. A flag's zero
+// would mean "the default" in sim.RouterConfig, so each flag must be a
+// proper value; a tuning field the chosen kind does not use is an error
+// rather than silently ignored.
+func (f *simFlags) routerScenario(r *sim.RouterConfig, pr planRouter) error {
+	ch := f.fs.Changed
+	switch {
+	case ch("router"):
+		r.Kind = f.router
+	case pr.cr:
+		r.Kind = sim.RouterCR
+	}
+	kind := r.Kind
+	if kind == "" {
+		kind = sim.RouterLength
+	}
+	if pr.bShort > 0 && kind != sim.RouterLength {
+		r.BShort = pr.bShort
+	}
+	if pr.cr && kind == sim.RouterCR {
+		r.Gamma, r.PC = pr.gamma, pr.pc
+	}
+	if ch("b-short") {
+		if f.bShort < 1 {
+			return fmt.Errorf("--b-short %d: must be a number of tokens >= 1 (at most the smallest pool's max context)", f.bShort)
+		}
+		r.BShort = f.bShort
+	}
+	if ch("gamma") {
+		if !(f.gamma >= 1) || math.IsInf(f.gamma, 0) {
+			return fmt.Errorf("--gamma %v: must be a finite number >= 1 (the C&R band is (B_short, gamma·B_short])", f.gamma)
+		}
+		r.Gamma = f.gamma
+	}
+	if ch("p-c") {
+		if !(f.pc > 0 && f.pc <= 1) {
+			return fmt.Errorf("--p-c %v: must be in (0, 1] (p_c = 0 compresses nothing: use --router token-budget or spillover)", f.pc)
+		}
+		r.PC = f.pc
+	}
+	if ch("spill-queue-per-gpu") {
+		if !(f.spillQ > 0) || math.IsInf(f.spillQ, 0) {
+			return fmt.Errorf("--spill-queue-per-gpu %v: must be a finite number > 0 of queued requests per GPU", f.spillQ)
+		}
+		r.SpillQueuePerGPU = f.spillQ
+	}
+	if ch("ema-decay") {
+		if !(f.emaDecay > 0 && f.emaDecay < 1) {
+			return fmt.Errorf("--ema-decay %v: must be in (0, 1)", f.emaDecay)
+		}
+		r.EMADecay = f.emaDecay
+	}
+	if !slices.Contains([]string{sim.RouterLength, sim.RouterTokenBudget, sim.RouterSpillover, sim.RouterCR}, kind) {
+		return nil // Validate names the unknown kind
+	}
+	for _, fd := range routerFields {
+		v, set := fd.value(*r)
+		if !set || slices.Contains(fd.kinds, kind) {
+			continue
+		}
+		if ch(fd.flag) {
+			return fmt.Errorf("--%s %v: only used by --router %s (the router is %q)", fd.flag, v, strings.Join(fd.kinds, ", "), kind)
+		}
+		return fmt.Errorf("%s = %v: only used by router.kind %s (router.kind is %q)", fd.key, v, strings.Join(fd.kinds, ", "), kind)
+	}
+	return nil
 }

@@ -47,6 +47,14 @@ type simFlags struct {
 	dispatch   string
 	queueLimit int
 	router     string
+	categories string
+	bShort     int
+	gamma      float64
+	pc         float64
+	spillQ     float64
+	emaDecay   float64
+	plan       string
+	planMethod string
 	warmup     float64
 	sloTTFT    float64
 	sloTPOT    float64
@@ -74,7 +82,15 @@ func newSimFlags() *simFlags {
 	fs.StringVar(&f.timing, "timing", d.Timing, "iteration timing preset: kv (t = W + H/8192·kv_tokens) or paper (t = W + H·n_active)")
 	fs.StringVar(&f.dispatch, "dispatch", sim.DispatchCentral, "dispatch inside every pool: central (one FCFS queue), jsq (join shortest queue) or rr (round robin)")
 	fs.IntVar(&f.queueLimit, "queue-limit", 0, "most requests waiting in each pool; arrivals beyond it are rejected (0: no limit)")
-	fs.StringVar(&f.router, "router", d.Router.Kind, "router: length, token-budget, spillover or cr")
+	fs.StringVar(&f.router, "router", d.Router.Kind, "router: length, token-budget, spillover or cr (docs/router.md)")
+	fs.StringVar(&f.categories, "categories", "", "content mix `NAME=SHARE,...` over prose, code, cjk, rag, mixed; shares sum to 1 (default prose=1)")
+	fs.IntVar(&f.bShort, "b-short", 0, "token-budget, spillover, cr: short-pool threshold B_short on the estimated L_in + max_output, tokens (default: the smallest pool's max context)")
+	fs.Float64Var(&f.gamma, "gamma", 0, "cr: C&R bandwidth γ >= 1, requests estimated in (B_short, γ·B_short] are compressed (default 1.5)")
+	fs.Float64Var(&f.pc, "p-c", 0, "cr: compression success probability, in (0, 1] (default 1)")
+	fs.Float64Var(&f.spillQ, "spill-queue-per-gpu", 0, "spillover, cr: queued requests per GPU above which a pool is overloaded and requests spill to another pool that can serve them, > 0 (default 4 for spillover; cr: no spillover)")
+	fs.Float64Var(&f.emaDecay, "ema-decay", 0, "token-budget, spillover, cr: decay β of the bytes-per-token EMA, in (0, 1) (default 0.95)")
+	fs.StringVar(&f.plan, "plan", "", "simulate the fleet of a plan `FILE` written by 'fleetsim plan --format json' (its pools, router settings, workload and rate; flags override the workload, rate and router)")
+	fs.StringVar(&f.planMethod, "plan-method", "", "with --plan: the plan's method to simulate: homo, pr, retrofit or fleetopt (needed when the plan holds several)")
 	fs.Float64Var(&f.warmup, "warmup", d.WarmupFraction, "fraction of the first arrivals kept in the output as warm-up and left out of the metrics, in [0, 1)")
 	fs.Float64Var(&f.sloTTFT, "slo-ttft", d.SLO.TTFTS, "TTFT target for SLO attainment, seconds")
 	fs.Float64Var(&f.sloTPOT, "slo-tpot", d.SLO.TPOTS, "TPOT target for SLO attainment, seconds")
@@ -144,6 +160,24 @@ func (f *simFlags) scenario() (sim.Config, error) {
 	}
 	ch := f.fs.Changed
 	w := &cfg.Workload
+	var pr planRouter
+	switch {
+	case ch("plan"):
+		if ch("pool") {
+			return cfg, fmt.Errorf("--pool and --plan %q: the plan gives the pools; give one of them", f.plan)
+		}
+		var pk scenarioKeys
+		var err error
+		if pr, pk, err = applyPlan(f.plan, f.planMethod, ch("workload") || ch("trace"), &cfg); err != nil {
+			return cfg, err
+		}
+		keys.rate = keys.rate || pk.rate
+		if pk.cdf {
+			keys.trace = false
+		}
+	case ch("plan-method"):
+		return cfg, fmt.Errorf("--plan-method %q: needs --plan FILE", f.planMethod)
+	}
 	if ch("workload") && ch("trace") {
 		return cfg, fmt.Errorf("--workload %q and --trace %q: give one of them", f.workload, f.trace)
 	}
@@ -200,8 +234,15 @@ func (f *simFlags) scenario() (sim.Config, error) {
 			cfg.Pools[i].QueueLimit = f.queueLimit
 		}
 	}
-	if ch("router") {
-		cfg.Router.Kind = f.router
+	if ch("categories") {
+		m, err := parseCategories(f.categories)
+		if err != nil {
+			return cfg, err
+		}
+		w.Categories = m
+	}
+	if err := f.routerScenario(&cfg.Router, pr); err != nil {
+		return cfg, err
 	}
 	if ch("warmup") {
 		cfg.WarmupFraction = f.warmup

@@ -55,6 +55,23 @@ func TestSimulateBadInput(t *testing.T) {
 	badJSON := writeFile(t, dir, "bad.json", `{"seed": "one"}`)
 	badGPU := writeFile(t, dir, "gpu.json", `{"pools": [{"name": "x", "gpu": "b200", "count": 1, "max_ctx": 4096}]}`)
 	badBShort := writeFile(t, dir, "bshort.yaml", "router: {kind: cr, b_short: 9000}\n")
+	unusedGamma := writeFile(t, dir, "gamma.yaml", "router: {kind: spillover, gamma: 1.5}\n")
+	badShares := writeFile(t, dir, "shares.yaml", "workload: {categories: {prose: 0.5, code: 0.3}}\n")
+	badKind := writeFile(t, dir, "kind.yaml", "router: {kind: magic}\n")
+	// Plan files: a valid one with every method, and broken ones.
+	plan := filepath.Join(dir, "plan.json")
+	if code, _, stderr := runCLI(t, "plan", "--workload", "azure", "--rate", "50", "--b-short", "4096", "--gpu", "a100",
+		"--method", "all", "--format", "json", "--out", plan); code != 0 {
+		t.Fatalf("fleetsim plan: exit status %d, stderr %q", code, stderr)
+	}
+	notJSON := writeFile(t, dir, "notjson.json", "pools: [short]\n")
+	noMethods := writeFile(t, dir, "nomethods.json", `{"workload": "azure", "rate": 10, "methods": []}`)
+	planGPU := writeFile(t, dir, "plangpu.json", `{"methods": [{"method": "pr", "pools": [{"name": "short", "gpu": "b200", "max_ctx": 4096, "gpus": 2}]}]}`)
+	planCount := writeFile(t, dir, "plancount.json", `{"methods": [{"method": "pr", "pools": [{"name": "short", "gpu": "a100", "max_ctx": 4096, "gpus": 0}]}]}`)
+	planCtx := writeFile(t, dir, "planctx.json", `{"methods": [{"method": "pr", "pools": [{"name": "short", "gpu": "a100", "max_ctx": 9000000, "gpus": 1}]}]}`)
+	planGamma := writeFile(t, dir, "plangamma.json", `{"methods": [{"method": "retrofit", "gamma": 0.5, "p_c": 1, "pools": [{"name": "short", "gpu": "a100", "max_ctx": 4096, "gpus": 1}]}]}`)
+	planRate := writeFile(t, dir, "planrate.json", `{"rate": "fast", "methods": [{"method": "pr", "pools": [{"name": "short", "gpu": "a100", "max_ctx": 4096, "gpus": 1}]}]}`)
+	planCDF := writeFile(t, dir, "plancdf.json", `{"workload": "nosuch-cdf.json", "rate": 5, "methods": [{"method": "homo", "pools": [{"name": "homogeneous", "gpu": "a100", "max_ctx": 65536, "gpus": 1}]}]}`)
 
 	tests := []struct {
 		name string
@@ -97,6 +114,55 @@ func TestSimulateBadInput(t *testing.T) {
 		{"config unknown GPU", []string{"--config", badGPU}, []string{"pools[0].gpu", "b200"}},
 		{"router b_short above the short pool", []string{"--config", badBShort}, []string{"b_short", "9000"}},
 		{"zero SLO", []string{"--slo-ttft", "0"}, []string{"slo.ttft_s", "0"}},
+
+		// Router flags (issue #4 item 7). A flag's zero would mean "the
+		// default" in sim.RouterConfig, so zeros are refused too.
+		{"categories sum below 1", []string{"--categories", "prose=0.6,code=0.3"}, []string{"--categories", "prose=0.6,code=0.3", "sum to 0.9", "must sum to 1"}},
+		{"categories sum above 1", []string{"--categories", "prose=0.6,code=0.25,rag=0.25"}, []string{"--categories", "sum to 1.1"}},
+		{"categories unknown name", []string{"--categories", "poetry=1"}, []string{"--categories", `"poetry"`, "prose, code, cjk, rag, mixed"}},
+		{"categories no share", []string{"--categories", "prose"}, []string{"--categories", `"prose"`, "NAME=SHARE"}},
+		{"categories share not a number", []string{"--categories", "prose=most"}, []string{"--categories", `"most"`, "not a number"}},
+		{"categories negative share", []string{"--categories", "prose=1.5,code=-0.5"}, []string{"--categories", "1.5", "[0, 1]"}},
+		{"categories NaN share", []string{"--categories", "prose=NaN"}, []string{"--categories", "NaN", "[0, 1]"}},
+		{"categories twice", []string{"--categories", "prose=0.5,prose=0.5"}, []string{"--categories", "prose", "twice"}},
+		{"categories empty", []string{"--categories", ""}, []string{"--categories", "empty"}},
+		{"b-short zero", []string{"--router", "token-budget", "--b-short", "0"}, []string{"--b-short", "0", ">= 1"}},
+		{"b-short negative", []string{"--router", "cr", "--b-short", "-4096"}, []string{"--b-short", "-4096"}},
+		{"b-short above the short pool", []string{"--router", "cr", "--b-short", "8192"}, []string{"b_short", "8192", "4096"}},
+		{"b-short not an integer", []string{"--b-short", "4k"}, []string{"b-short", "4k"}},
+		{"b-short with the length router", []string{"--b-short", "2048"}, []string{"--b-short", "2048", "length"}},
+		{"gamma below 1", []string{"--router", "cr", "--gamma", "0.8"}, []string{"--gamma", "0.8", ">= 1"}},
+		{"gamma zero", []string{"--router", "cr", "--gamma", "0"}, []string{"--gamma", "0", ">= 1"}},
+		{"gamma infinite", []string{"--router", "cr", "--gamma", "+Inf"}, []string{"--gamma", "+Inf"}},
+		{"gamma NaN", []string{"--router", "cr", "--gamma", "NaN"}, []string{"--gamma", "NaN"}},
+		{"gamma without cr", []string{"--router", "spillover", "--gamma", "1.5"}, []string{"--gamma", "1.5", "--router cr", "spillover"}},
+		{"p-c zero", []string{"--router", "cr", "--p-c", "0"}, []string{"--p-c", "0", "(0, 1]"}},
+		{"p-c above 1", []string{"--router", "cr", "--p-c", "1.2"}, []string{"--p-c", "1.2", "(0, 1]"}},
+		{"p-c without cr", []string{"--router", "token-budget", "--p-c", "0.5"}, []string{"--p-c", "0.5", "token-budget"}},
+		{"spill queue zero", []string{"--router", "spillover", "--spill-queue-per-gpu", "0"}, []string{"--spill-queue-per-gpu", "0", "> 0"}},
+		{"spill queue negative", []string{"--router", "spillover", "--spill-queue-per-gpu", "-2"}, []string{"--spill-queue-per-gpu", "-2"}},
+		{"spill queue without spillover", []string{"--router", "token-budget", "--spill-queue-per-gpu", "4"}, []string{"--spill-queue-per-gpu", "4", "spillover, cr"}},
+		{"ema decay 1", []string{"--router", "token-budget", "--ema-decay", "1"}, []string{"--ema-decay", "1", "(0, 1)"}},
+		{"ema decay zero", []string{"--router", "token-budget", "--ema-decay", "0"}, []string{"--ema-decay", "0", "(0, 1)"}},
+		{"ema decay with length", []string{"--ema-decay", "0.9"}, []string{"--ema-decay", "0.9", "length"}},
+		{"config gamma unused", []string{"--config", unusedGamma}, []string{"router.gamma", "1.5", "spillover"}},
+		{"config shares", []string{"--config", badShares}, []string{"categories", "sum to 1"}},
+		{"config unknown router", []string{"--config", badKind}, []string{"router.kind", "magic"}},
+
+		// --plan.
+		{"plan missing", []string{"--plan", filepath.Join(dir, "nosuch-plan.json")}, []string{"--plan", "nosuch-plan.json"}},
+		{"plan not JSON", []string{"--plan", notJSON}, []string{"--plan", "notjson.json", "not a fleetsim plan"}},
+		{"plan without methods", []string{"--plan", noMethods}, []string{"--plan", "no methods"}},
+		{"plan several methods", []string{"--plan", plan}, []string{"--plan", "homo, pr, retrofit, fleetopt", "--plan-method"}},
+		{"plan unknown method", []string{"--plan", plan, "--plan-method", "magic"}, []string{"--plan", `"magic"`, "not in the plan"}},
+		{"plan unknown GPU", []string{"--plan", planGPU}, []string{"--plan", "b200"}},
+		{"plan zero GPUs", []string{"--plan", planCount}, []string{"--plan", "gpus 0"}},
+		{"plan max ctx", []string{"--plan", planCtx}, []string{"--plan", "max_ctx 9000000"}},
+		{"plan gamma", []string{"--plan", planGamma}, []string{"--plan", "gamma 0.5"}},
+		{"plan rate type", []string{"--plan", planRate}, []string{"--plan", "planrate.json"}},
+		{"plan missing CDF", []string{"--plan", planCDF}, []string{"--plan", "nosuch-cdf.json", "--workload"}},
+		{"plan and pool", []string{"--plan", plan, "--plan-method", "pr", "--pool", "x:a100:1:4096"}, []string{"--pool", "--plan"}},
+		{"plan-method without plan", []string{"--plan-method", "pr"}, []string{"--plan-method", "--plan"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,7 +214,8 @@ func TestSimulateHelp(t *testing.T) {
 	}
 	for _, f := range []string{"--config", "--workload", "--trace", "--trace-format", "--arrival", "--rate", "--requests",
 		"--seed", "--pool", "--timing", "--dispatch", "--queue-limit", "--router", "--warmup", "--slo-ttft",
-		"--slo-tpot", "--out", "--no-parquet", "--csv", "--format", "short:a100:43:4096", "docs/cli.md"} {
+		"--slo-tpot", "--out", "--no-parquet", "--csv", "--format", "short:a100:43:4096", "docs/cli.md",
+		"--categories", "--b-short", "--gamma", "--p-c", "--spill-queue-per-gpu", "--ema-decay", "--plan", "--plan-method"} {
 		if !strings.Contains(stdout, f) {
 			t.Errorf("--help does not mention %s", f)
 		}
@@ -399,5 +466,202 @@ func TestStopSink(t *testing.T) {
 	pq.Abort()
 	if entries, _ := os.ReadDir(out); len(entries) != 0 {
 		t.Errorf("output directory holds %v", entries)
+	}
+}
+
+// parseScenario builds the configuration of a simulate command line.
+func parseScenario(t *testing.T, args ...string) sim.Config {
+	t.Helper()
+	f := newSimFlags()
+	if err := f.fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := f.scenario()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// TestSimulateRouterFlags: the router flags and --categories reach the
+// run's configuration (and summary.json); scenario-file keys do the same,
+// and flags override them.
+func TestSimulateRouterFlags(t *testing.T) {
+	cfg := parseScenario(t, "--router", "cr", "--categories", "prose=0.6,code=0.25,rag=0.15", "--b-short", "3072",
+		"--gamma", "1.25", "--p-c", "0.8", "--spill-queue-per-gpu", "6", "--ema-decay", "0.9")
+	want := sim.RouterConfig{Kind: "cr", BShort: 3072, Gamma: 1.25, PC: 0.8, SpillQueuePerGPU: 6, EMADecay: 0.9}
+	if cfg.Router != want {
+		t.Errorf("router %+v, want %+v", cfg.Router, want)
+	}
+	if c := cfg.Workload.Categories; len(c) != 3 || c["prose"] != 0.6 || c["code"] != 0.25 || c["rag"] != 0.15 {
+		t.Errorf("categories %v", c)
+	}
+	// Names are case-insensitive; shares that are not exact in binary
+	// still sum to 1 within the workload package's 1e-9.
+	cfg = parseScenario(t, "--categories", "Prose=0.1,CODE=0.2,cjk=0.3,mixed=0.4", "--router", "spillover")
+	if c := cfg.Workload.Categories; c["prose"] != 0.1 || c["code"] != 0.2 || c["cjk"] != 0.3 || c["mixed"] != 0.4 || cfg.Router.Kind != "spillover" {
+		t.Errorf("categories %v, router %+v", c, cfg.Router)
+	}
+
+	dir := t.TempDir()
+	file := writeFile(t, dir, "r.yaml", `workload:
+  cdf: azure
+  rate: 50
+  requests: 1500
+  categories: {prose: 0.75, code: 0.25}
+pools:
+  - {name: short, gpu: a100, count: 2, max_ctx: 4096}
+  - {name: long, gpu: a100, count: 6, max_ctx: 65536}
+router: {kind: cr, b_short: 4096, gamma: 1.5, p_c: 1, spill_queue_per_gpu: 8, ema_decay: 0.95}
+`)
+	cfg = parseScenario(t, "--config", file)
+	want = sim.RouterConfig{Kind: "cr", BShort: 4096, Gamma: 1.5, PC: 1, SpillQueuePerGPU: 8, EMADecay: 0.95}
+	if cfg.Router != want || cfg.Workload.Categories["code"] != 0.25 {
+		t.Errorf("file: router %+v, categories %v", cfg.Router, cfg.Workload.Categories)
+	}
+	cfg = parseScenario(t, "--config", file, "--gamma", "2", "--categories", "prose=1")
+	if cfg.Router.Gamma != 2 || cfg.Router.BShort != 4096 || len(cfg.Workload.Categories) != 1 {
+		t.Errorf("flags over file: router %+v, categories %v", cfg.Router, cfg.Workload.Categories)
+	}
+
+	// A run: the summary records the router and the mix, code is never
+	// compressed, and compressed requests are served by the short pool.
+	out := t.TempDir()
+	code, _, stderr := runCLI(t, "simulate", "--config", file, "--out", out, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit status %d, stderr %q", code, stderr)
+	}
+	var sum struct {
+		Config sim.Config `json:"config"`
+	}
+	if err := json.Unmarshal(readBytes(t, filepath.Join(out, summaryFile)), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Config.Router != want || sum.Config.Workload.Categories["code"] != 0.25 {
+		t.Errorf("summary.json config: router %+v, categories %v", sum.Config.Router, sum.Config.Workload.Categories)
+	}
+	recs, err := export.ReadParquet(filepath.Join(out, requestsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cats := map[string]int{}
+	compressed := 0
+	for _, r := range recs {
+		cats[r.Category]++
+		if r.Compressed {
+			compressed++
+			if r.Category == "code" || r.Pool != "short" {
+				t.Errorf("request %d (%s) compressed, served by %s", r.ID, r.Category, r.Pool)
+			}
+		}
+	}
+	if cats["code"] == 0 || cats["prose"] == 0 || len(cats) != 2 || compressed == 0 {
+		t.Errorf("categories %v, %d compressed: the mix or C&R did not reach the run", cats, compressed)
+	}
+}
+
+// planPool is what a plan file says about one pool.
+type planPool struct {
+	Name   string `json:"name"`
+	GPU    string `json:"gpu"`
+	MaxCtx int    `json:"max_ctx"`
+	GPUs   int    `json:"gpus"`
+}
+
+// TestSimulatePlan: fleetsim plan → JSON file → fleetsim simulate --plan
+// simulates exactly the planned pools (names, GPUs, counts, max contexts),
+// with the plan's workload, rate and timing; a retrofit plan (γ = 1.5)
+// turns on the cr router with the plan's B_short, γ and p_c.
+func TestSimulatePlan(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.json")
+	if code, _, stderr := runCLI(t, "plan", "--workload", "lmsys", "--rate", "40", "--b-short", "1536", "--gpu", "a100",
+		"--gamma", "1.5", "--method", "all", "--format", "json", "--out", plan); code != 0 {
+		t.Fatalf("fleetsim plan: exit status %d, stderr %q", code, stderr)
+	}
+	var doc struct {
+		Rate    float64 `json:"rate"`
+		Methods []struct {
+			Method string     `json:"method"`
+			BShort int        `json:"b_short"`
+			Gamma  float64    `json:"gamma"`
+			PC     float64    `json:"p_c"`
+			Pools  []planPool `json:"pools"`
+		} `json:"methods"`
+	}
+	if err := json.Unmarshal(readBytes(t, plan), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Methods) != 4 {
+		t.Fatalf("plan holds %d methods, want 4", len(doc.Methods))
+	}
+	for _, m := range doc.Methods {
+		t.Run(m.Method, func(t *testing.T) {
+			out := t.TempDir()
+			code, _, stderr := runCLI(t, "simulate", "--plan", plan, "--plan-method", m.Method, "--requests", "2000",
+				"--no-parquet", "--out", out)
+			if code != 0 {
+				t.Fatalf("exit status %d, stderr %q", code, stderr)
+			}
+			var sum struct {
+				Config sim.Config `json:"config"`
+				Pools  []struct {
+					Name       string `json:"name"`
+					GPU        string `json:"gpu"`
+					GPUs       int    `json:"gpus"`
+					MaxContext int    `json:"max_ctx"`
+					Arrived    int64  `json:"arrived"`
+				} `json:"pools"`
+			}
+			if err := json.Unmarshal(readBytes(t, filepath.Join(out, summaryFile)), &sum); err != nil {
+				t.Fatal(err)
+			}
+			if len(sum.Pools) != len(m.Pools) {
+				t.Fatalf("%d pools simulated, %d planned", len(sum.Pools), len(m.Pools))
+			}
+			for i, pp := range m.Pools {
+				got := sum.Pools[i]
+				if got.Name != pp.Name || !strings.EqualFold(got.GPU, pp.GPU) || got.GPUs != pp.GPUs || got.MaxContext != pp.MaxCtx {
+					t.Errorf("pool %d: simulated %s %s ×%d at %d tokens, planned %s %s ×%d at %d",
+						i, got.Name, got.GPU, got.GPUs, got.MaxContext, pp.Name, pp.GPU, pp.GPUs, pp.MaxCtx)
+				}
+			}
+			w := sum.Config.Workload
+			if w.CDF != "lmsys" || w.Rate != doc.Rate || w.InputFraction != 0.8 || sum.Config.Timing != "kv" {
+				t.Errorf("workload %+v, timing %s: want the plan's lmsys at %v req/s, kv", w, sum.Config.Timing, doc.Rate)
+			}
+			r := sum.Config.Router
+			if m.Gamma > 1 {
+				want := sim.RouterConfig{Kind: "cr", BShort: m.BShort, Gamma: m.Gamma, PC: m.PC}
+				if r != want {
+					t.Errorf("router %+v, want %+v (the plan relies on C&R)", r, want)
+				}
+			} else if r.Kind != "length" {
+				t.Errorf("router %+v, want length (γ = %v)", r, m.Gamma)
+			}
+		})
+	}
+
+	// Flags override the plan's workload, rate and router; the fleet stays
+	// the plan's.
+	cfg := parseScenario(t, "--plan", plan, "--plan-method", "retrofit", "--workload", "azure", "--rate", "7", "--router", "spillover")
+	if cfg.Workload.CDF != "azure" || cfg.Workload.Rate != 7 || cfg.Router.Kind != "spillover" || cfg.Router.Gamma != 0 || cfg.Router.BShort != 1536 {
+		t.Errorf("flags over the plan: workload %+v, router %+v", cfg.Workload, cfg.Router)
+	}
+	// A relative CDF file is found beside the plan.
+	cdf := writeFile(t, dir, "mine.json", `[[1000, 0.5], [4000, 1]]`)
+	p2 := filepath.Join(dir, "plan2.json")
+	if code, _, stderr := runCLI(t, "plan", "--workload", cdf, "--rate", "10", "--b-short", "2048", "--gpu", "a100",
+		"--method", "pr", "--format", "json", "--out", p2); code != 0 {
+		t.Fatalf("fleetsim plan: exit status %d, stderr %q", code, stderr)
+	}
+	data := strings.Replace(string(readBytes(t, p2)), strings.ReplaceAll(cdf, `\`, `\\`), "mine.json", 1)
+	p3 := writeFile(t, dir, "plan3.json", data)
+	cfg = parseScenario(t, "--plan", p3)
+	if cfg.Workload.CDF != cdf || cfg.Workload.Rate != 10 {
+		t.Errorf("relative CDF: workload %+v, want %s", cfg.Workload, cdf)
 	}
 }
