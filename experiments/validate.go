@@ -1,0 +1,250 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/sim"
+	"github.com/fleetsim/fleetsim/workload"
+)
+
+// This file checks an analytic fleet size with the simulator: plan a fleet
+// with the pools planner, simulate exactly that fleet with sim.Run, and put
+// the planner's predictions beside the measurements, pool by pool. It backs
+// `fleetsim validate` and FleetOpt Table 5.
+
+// Sample-size defaults of a validation run.
+const (
+	// TargetPerPool is the number of post-warm-up requests the smallest
+	// pool should receive (FleetOpt Table 5: "30,000 requests per pool").
+	TargetPerPool = 30000
+	// WarmupServiceTimes is the warm-up length in units of the largest
+	// pool's analytic mean service time: the pools start empty, and a pool
+	// whose requests stay 100 s in service needs several hundred seconds
+	// to fill.
+	WarmupServiceTimes = 5
+	// MinWarmupFraction and MaxWarmupFraction bound the warm-up fraction
+	// chosen automatically.
+	MinWarmupFraction = 0.2
+	MaxWarmupFraction = 0.9
+	// MaxAutoRequests caps the automatic request count.
+	MaxAutoRequests = 5_000_000
+)
+
+// ValidateConfig is a plan-then-simulate check. Zero fields take the
+// defaults named.
+type ValidateConfig struct {
+	Workload    string  // CDF: azure, lmsys, agent-heavy or a CDF JSON file
+	Rate        float64 // λ, requests/s (> 0)
+	BShort      int     // short-pool boundary, tokens (needed except for homo)
+	GPU         string  // short-pool GPU (default a100)
+	GPULong     string  // long/homogeneous GPU (default GPU)
+	Method      string  // homo, pr (default), retrofit, fleetopt
+	Gamma       float64 // retrofit γ (default 1.5)
+	PC          float64 // compressibility p_c (default 1)
+	RhoMax      float64 // utilization cap (default 0.85)
+	Calibration string  // exact (default) or montecarlo
+	Timing      string  // kv (default) or paper; planner and simulator use the same
+	// Requests is the number of requests simulated. 0 = enough for
+	// TargetPerPool post-warm-up requests in the smallest pool plus a
+	// warm-up of WarmupServiceTimes mean service times of the slowest pool.
+	Requests int
+	// WarmupFraction of the requests is discarded from the metrics. 0 =
+	// automatic: the warm-up above, as a fraction of Requests, within
+	// [MinWarmupFraction, MaxWarmupFraction].
+	WarmupFraction float64
+	Seed           uint64 // simulation seed (default 1); Monte Carlo calibration keeps the planner's seed 42
+	// Progress, when set, is sim.Options.Progress.
+	Progress func(arrived int64)
+}
+
+// PoolValidation is one pool's prediction beside its measurement.
+type PoolValidation struct {
+	Name         string  `json:"name"`
+	GPU          string  `json:"gpu"`
+	MaxCtx       int     `json:"max_ctx"`
+	Slots        int     `json:"slots"`
+	GPUs         int     `json:"gpus"`            // planned (and simulated) GPU count
+	ArrivalAna   float64 `json:"arrival_rps_ana"` // planned λ_p, requests/s
+	ArrivalSim   float64 `json:"arrival_rps_sim"` // measured arrivals, requests/s
+	MeanSvcAnaS  float64 `json:"mean_service_s_ana"`
+	UtilAna      float64 `json:"utilization_ana"` // λ_p/(n·μ_gpu)
+	UtilSim      float64 `json:"utilization_sim"` // time-averaged busy slots / slots
+	P99TTFTAnaS  float64 `json:"p99_ttft_s_ana"`
+	P99TTFTSimS  float64 `json:"p99_ttft_s_sim"`
+	P99WaitAnaS  float64 `json:"p99_queue_wait_s_ana"`
+	P99WaitSimS  float64 `json:"p99_queue_wait_s_sim"`
+	Measured     int64   `json:"measured_requests"` // post-warm-up arrivals at the pool
+	Rejected     int64   `json:"rejected"`
+	Preemptions  int64   `json:"preemptions"`
+	Overloaded   bool    `json:"overloaded"`
+	BacklogGrows float64 `json:"backlog_growth_rps"`
+}
+
+// UtilErr is FleetOpt Table 5's error (ρ_ana − ρ̂)/ρ̂ (NaN when ρ̂ = 0).
+func (p PoolValidation) UtilErr() float64 {
+	if p.UtilSim == 0 {
+		return math.NaN()
+	}
+	return (p.UtilAna - p.UtilSim) / p.UtilSim
+}
+
+// Validation is the result of a plan-then-simulate check.
+type Validation struct {
+	Workload       string           `json:"workload"`
+	Method         string           `json:"method"`
+	Rate           float64          `json:"rate"`
+	BShort         int              `json:"b_short,omitempty"`
+	Gamma          float64          `json:"gamma,omitempty"`
+	PC             float64          `json:"p_c"`
+	Router         string           `json:"router"`
+	Calibration    string           `json:"calibration"`
+	Timing         string           `json:"timing"`
+	Seed           uint64           `json:"seed"`
+	Requests       int              `json:"requests"`
+	WarmupFraction float64          `json:"warmup_fraction"`
+	WarmupS        float64          `json:"warmup_s"`   // expected warm-up span, s
+	WindowS        float64          `json:"window_s"`   // measured window, s
+	SimTimeS       float64          `json:"sim_time_s"` // simulated time incl. drain, s
+	TotalGPUs      int              `json:"total_gpus"`
+	Pools          []PoolValidation `json:"pools"`
+	Warnings       []string         `json:"warnings,omitempty"`
+	Plan           pools.MethodPlan `json:"plan"`
+}
+
+// Validate plans cfg's fleet, simulates it and returns both. Bad input is
+// reported as an error naming the field and the value.
+func Validate(cfg ValidateConfig) (*Validation, error) {
+	c := cfg
+	if c.GPU == "" {
+		c.GPU = "a100"
+	}
+	if c.GPULong == "" {
+		c.GPULong = c.GPU
+	}
+	if c.Method == "" {
+		c.Method = pools.MethodPR
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.Timing == "" {
+		c.Timing = pools.DefaultTiming
+	}
+	switch {
+	case c.Workload == "":
+		return nil, fmt.Errorf("workload \"\": allowed %s or a CDF JSON file", strings.Join(workload.BuiltinCDFs(), ", "))
+	case c.Requests < 0:
+		return nil, fmt.Errorf("requests %d: must be >= 1 (0 = automatic)", c.Requests)
+	case math.IsNaN(c.WarmupFraction) || c.WarmupFraction < 0 || c.WarmupFraction >= 1:
+		return nil, fmt.Errorf("warmup %v: must be in [0, 1) (0 = automatic)", c.WarmupFraction)
+	}
+	switch c.Method {
+	case pools.MethodHomo, pools.MethodPR, pools.MethodRetrofit, pools.MethodFleetOpt:
+	default:
+		return nil, fmt.Errorf("method %q: allowed homo, pr, retrofit, fleetopt", c.Method)
+	}
+	if c.Method != pools.MethodHomo && c.Method != pools.MethodFleetOpt && c.BShort == 0 {
+		return nil, fmt.Errorf("b-short 0: method %s needs a short-pool boundary in tokens (e.g. 4096)", c.Method)
+	}
+	short, err := pools.LookupGPU(c.GPU)
+	if err != nil {
+		return nil, fmt.Errorf("gpu %q: unknown (allowed: %s)", c.GPU, strings.Join(pools.GPUNames(), ", "))
+	}
+	long, err := pools.LookupGPU(c.GPULong)
+	if err != nil {
+		return nil, fmt.Errorf("gpu-long %q: unknown (allowed: %s)", c.GPULong, strings.Join(pools.GPUNames(), ", "))
+	}
+	cdf, err := workload.LoadCDF(c.Workload)
+	if err != nil {
+		return nil, fmt.Errorf("workload %q: %w", c.Workload, err)
+	}
+	cal, err := pools.NewCalibrator(cdf, workload.DefaultInputFraction, short.ChunkTokens)
+	if err != nil {
+		return nil, fmt.Errorf("workload %q: %w", c.Workload, err)
+	}
+	pl, err := pools.NewPlanner(cal, pools.Config{Rate: c.Rate, RhoMax: c.RhoMax, ShortGPU: short, LongGPU: long,
+		BShort: c.BShort, Gamma: c.Gamma, PC: c.PC, Calibration: c.Calibration, Timing: c.Timing,
+		FixB: c.Method == pools.MethodFleetOpt && c.BShort > 0})
+	if err != nil {
+		return nil, err
+	}
+	plan, err := pl.Run([]string{c.Method})
+	if err != nil {
+		return nil, err
+	}
+	m := plan.Methods[0]
+
+	// The simulated fleet is the planned one.
+	scfg := sim.Defaults()
+	scfg.Seed = c.Seed
+	scfg.Timing = plan.Timing
+	scfg.Workload = workload.Spec{CDF: c.Workload, Rate: c.Rate, InputFraction: plan.InputFraction}
+	scfg.Pools = nil
+	maxSvc, minRate := 0.0, math.Inf(1)
+	for _, p := range m.Pools {
+		scfg.Pools = append(scfg.Pools, sim.PoolConfig{Name: p.Name, GPU: p.GPU, Count: p.GPUs, MaxContext: p.MaxCtx})
+		maxSvc = math.Max(maxSvc, p.MeanServiceS)
+		minRate = math.Min(minRate, p.ArrivalRate)
+	}
+	routerKind := sim.RouterLength
+	if m.Gamma > 1 && len(m.Pools) == 2 {
+		routerKind = sim.RouterCR
+		scfg.Router = sim.RouterConfig{Kind: sim.RouterCR, BShort: m.BShort, Gamma: m.Gamma, PC: m.PC}
+		if m.PC == 0 {
+			// The router's zero means its default (1); p_c = 0 is no compression.
+			routerKind = sim.RouterLength
+			scfg.Router = sim.RouterConfig{Kind: sim.RouterLength}
+		}
+	} else {
+		scfg.Router = sim.RouterConfig{Kind: sim.RouterLength}
+	}
+
+	warmReq := math.Ceil(WarmupServiceTimes * maxSvc * c.Rate)
+	n := c.Requests
+	if n == 0 {
+		meas := math.Ceil(TargetPerPool * c.Rate / minRate)
+		n = int(math.Min(warmReq+meas, MaxAutoRequests))
+	}
+	wf := c.WarmupFraction
+	if wf == 0 {
+		wf = math.Min(MaxWarmupFraction, math.Max(MinWarmupFraction, warmReq/float64(n)))
+	}
+	scfg.Workload.Requests = n
+	scfg.WarmupFraction = wf
+	if err := scfg.Validate(); err != nil {
+		return nil, err
+	}
+	src, err := workload.NewSource(scfg.Workload, scfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := sim.Run(scfg, src, nil, sim.Options{Progress: c.Progress})
+	if err != nil {
+		return nil, err
+	}
+	v := &Validation{Workload: cdf.Name, Method: m.Method, Rate: c.Rate, BShort: m.BShort, Gamma: m.Gamma, PC: m.PC,
+		Router: routerKind, Calibration: plan.Calibration, Timing: plan.Timing, Seed: c.Seed, Requests: n,
+		WarmupFraction: wf, WarmupS: math.Floor(wf*float64(n)) / c.Rate, WindowS: sum.WindowEndS - sum.WindowStartS,
+		SimTimeS: sum.SimTimeS, TotalGPUs: m.TotalGPUs, Plan: m}
+	if v.WarmupS < WarmupServiceTimes*maxSvc {
+		v.Warnings = append(v.Warnings, fmt.Sprintf("warm-up %.0f s is shorter than %d× the slowest pool's mean service time (%.1f s): the pools may not have reached steady state and the measured utilization is then too low; use more requests",
+			v.WarmupS, WarmupServiceTimes, maxSvc))
+	}
+	for i, p := range m.Pools {
+		s := sum.Pools[i]
+		pv := PoolValidation{Name: p.Name, GPU: p.GPU, MaxCtx: p.MaxCtx, Slots: p.Slots, GPUs: p.GPUs,
+			ArrivalAna: p.ArrivalRate, ArrivalSim: s.ArrivalRPS, MeanSvcAnaS: p.MeanServiceS,
+			UtilAna: p.Utilization, UtilSim: s.SlotUtilization,
+			P99TTFTAnaS: p.P99TTFTS, P99TTFTSimS: s.TTFT.P99, P99WaitAnaS: p.P99WaitS, P99WaitSimS: s.QueueWait.P99,
+			Measured: s.Arrived, Rejected: s.Rejected, Preemptions: s.Preemptions, Overloaded: s.Overloaded,
+			BacklogGrows: s.BacklogGrowth}
+		if s.Arrived < TargetPerPool && c.Requests == 0 {
+			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: %d measured requests (target %d)", p.Name, s.Arrived, TargetPerPool))
+		}
+		v.Pools = append(v.Pools, pv)
+	}
+	return v, nil
+}
