@@ -305,18 +305,7 @@ func (c *CDF) sampleU(u float64) int {
 			i = h + 1
 		}
 	}
-	lo, prevF := 0, 0.0
-	if i > 0 {
-		lo, prevF = pts[i-1].Tokens, pts[i-1].F
-	}
-	n := pts[i].Tokens - lo
-	k := int(math.Ceil((u - prevF) / (pts[i].F - prevF) * float64(n)))
-	if k < 1 {
-		k = 1
-	} else if k > n {
-		k = n
-	}
-	return lo + k
+	return inBucket(pts, i, u)
 }
 
 // Restrict returns the distribution of L_total conditional on
@@ -403,6 +392,12 @@ func (s *lengthSampler) sampleU(u float64) int {
 	for pts[i].F <= u {
 		i++
 	}
+	return inBucket(pts, i, u)
+}
+
+// inBucket maps u, with F[i-1] <= u < F[i], to the integer length
+// lo + ceil((u - F[i-1]) / p * n) of bucket i, clamped to the bucket.
+func inBucket(pts []Point, i int, u float64) int {
 	lo, prevF := 0, 0.0
 	if i > 0 {
 		lo, prevF = pts[i-1].Tokens, pts[i-1].F
