@@ -61,7 +61,7 @@ func FleetOptTable5(o Options) ([]Table, error) {
 				row(append(k, "GPUs n"), Compare(float64(p.GPUs), pp.GPUs, 0)),
 				row(append(k, "ρ_ana = λ_p/(n·μ_gpu)"), Compare(p.UtilAna, pp.RhoAna, 3)),
 				row(append(k, "ρ̂ (DES slot utilization)"), Compare(p.UtilSim, pp.RhoDES, 3)),
-				row(append(k, "error (ρ_ana − ρ̂)/ρ̂ %"), Compare(100*p.UtilErr(), pp.ErrPct, 1)),
+				row(append(k, "error (ρ_ana − ρ̂)/ρ̂ %"), CompareAbs(100*p.UtilErr(), pp.ErrPct, 1)),
 				row(append(k, "P99 TTFT analytic s"), Compare(p.P99TTFTAnaS, pp.P99TTFT, 3)),
 				row(append(k, "P99 TTFT simulated s"), Compare(p.P99TTFTSimS, nan, 3)),
 				row(append(k, "P99 queue wait analytic / simulated s"), []any{fmt.Sprintf("%.4f / %.4f", p.P99WaitAnaS, p.P99WaitSimS), nil, nil, nil}),

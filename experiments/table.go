@@ -76,6 +76,15 @@ func Compare(ours, paper float64, digits int) []any {
 	return []any{o, Num{paper, digits}, Num{ours - paper, digits}, rel}
 }
 
+// CompareAbs is Compare without the relative difference (for quantities
+// that are themselves percentages of a difference, where a ratio of two
+// errors means nothing).
+func CompareAbs(ours, paper float64, digits int) []any {
+	c := Compare(ours, paper, digits)
+	c[3] = nil
+	return c
+}
+
 // row concatenates key cells and comparison cells.
 func row(keys []any, cmp []any) []any { return append(append([]any{}, keys...), cmp...) }
 

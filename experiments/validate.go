@@ -43,7 +43,7 @@ type ValidateConfig struct {
 	GPULong     string  // long/homogeneous GPU (default GPU)
 	Method      string  // homo, pr (default), retrofit, fleetopt
 	Gamma       float64 // retrofit γ (default 1.5)
-	PC          float64 // compressibility p_c (default 1)
+	PC          float64 // compressibility p_c in (0, 1] (0 = default 1; p_c = 0 is method pr)
 	RhoMax      float64 // utilization cap (default 0.85)
 	Calibration string  // exact (default) or montecarlo
 	Timing      string  // kv (default) or paper; planner and simulator use the same
@@ -133,6 +133,9 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	if c.Timing == "" {
 		c.Timing = pools.DefaultTiming
 	}
+	if c.PC == 0 {
+		c.PC = 1
+	}
 	switch {
 	case c.Workload == "":
 		return nil, fmt.Errorf("workload \"\": allowed %s or a CDF JSON file", strings.Join(workload.BuiltinCDFs(), ", "))
@@ -159,7 +162,7 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	}
 	cdf, err := workload.LoadCDF(c.Workload)
 	if err != nil {
-		return nil, fmt.Errorf("workload %q: %w", c.Workload, err)
+		return nil, err // names the workload already
 	}
 	cal, err := pools.NewCalibrator(cdf, workload.DefaultInputFraction, short.ChunkTokens)
 	if err != nil {
@@ -193,11 +196,6 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	if m.Gamma > 1 && len(m.Pools) == 2 {
 		routerKind = sim.RouterCR
 		scfg.Router = sim.RouterConfig{Kind: sim.RouterCR, BShort: m.BShort, Gamma: m.Gamma, PC: m.PC}
-		if m.PC == 0 {
-			// The router's zero means its default (1); p_c = 0 is no compression.
-			routerKind = sim.RouterLength
-			scfg.Router = sim.RouterConfig{Kind: sim.RouterLength}
-		}
 	} else {
 		scfg.Router = sim.RouterConfig{Kind: sim.RouterLength}
 	}
@@ -205,7 +203,9 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	warmReq := math.Ceil(WarmupServiceTimes * maxSvc * c.Rate)
 	n := c.Requests
 	if n == 0 {
-		meas := math.Ceil(TargetPerPool * c.Rate / minRate)
+		// 5% above the expectation, so that Poisson noise rarely leaves
+		// the smallest pool short of the target.
+		meas := math.Ceil(1.05 * TargetPerPool * c.Rate / minRate)
 		n = int(math.Min(warmReq+meas, MaxAutoRequests))
 	}
 	wf := c.WarmupFraction
