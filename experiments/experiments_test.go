@@ -312,8 +312,8 @@ func TestFleetOptTable5Small(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkTable(t, tabs[0])
-	if len(tabs[0].Rows) != 3*2*7 {
-		t.Errorf("%d rows, want 3 workloads × 2 pools × 7", len(tabs[0].Rows))
+	if len(tabs[0].Rows) != 3*2*8 {
+		t.Errorf("%d rows, want 3 workloads × 2 pools × 8", len(tabs[0].Rows))
 	}
 	for _, wl := range []string{"Azure", "LMSYS", "Agent-heavy"} {
 		for _, p := range []string{"short", "long"} {

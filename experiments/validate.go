@@ -62,16 +62,20 @@ type ValidateConfig struct {
 
 // PoolValidation is one pool's prediction beside its measurement.
 type PoolValidation struct {
-	Name         string  `json:"name"`
-	GPU          string  `json:"gpu"`
-	MaxCtx       int     `json:"max_ctx"`
-	Slots        int     `json:"slots"`
-	GPUs         int     `json:"gpus"`            // planned (and simulated) GPU count
-	ArrivalAna   float64 `json:"arrival_rps_ana"` // planned λ_p, requests/s
-	ArrivalSim   float64 `json:"arrival_rps_sim"` // measured arrivals, requests/s
-	MeanSvcAnaS  float64 `json:"mean_service_s_ana"`
-	UtilAna      float64 `json:"utilization_ana"` // λ_p/(n·μ_gpu)
-	UtilSim      float64 `json:"utilization_sim"` // time-averaged busy slots / slots
+	Name        string  `json:"name"`
+	GPU         string  `json:"gpu"`
+	MaxCtx      int     `json:"max_ctx"`
+	Slots       int     `json:"slots"`
+	GPUs        int     `json:"gpus"`            // planned (and simulated) GPU count
+	ArrivalAna  float64 `json:"arrival_rps_ana"` // planned λ_p, requests/s
+	ArrivalSim  float64 `json:"arrival_rps_sim"` // measured arrivals, requests/s
+	MeanSvcAnaS float64 `json:"mean_service_s_ana"`
+	UtilAna     float64 `json:"utilization_ana"` // λ_p/(n·μ_gpu)
+	UtilSim     float64 `json:"utilization_sim"` // time-averaged busy slots / slots
+	// UtilSelf is the self-consistent utilization estimate (selfConsistent):
+	// the iteration time evaluated at the batch the pool actually holds
+	// rather than at a full batch.
+	UtilSelf     float64 `json:"utilization_self_consistent"`
 	P99TTFTAnaS  float64 `json:"p99_ttft_s_ana"`
 	P99TTFTSimS  float64 `json:"p99_ttft_s_sim"`
 	P99WaitAnaS  float64 `json:"p99_queue_wait_s_ana"`
@@ -206,7 +210,7 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 		// 5% above the expectation, so that Poisson noise rarely leaves
 		// the smallest pool short of the target.
 		meas := math.Ceil(1.05 * TargetPerPool * c.Rate / minRate)
-		n = int(math.Min(warmReq+meas, MaxAutoRequests))
+		n = int(math.Min(math.Max(warmReq+meas, math.Ceil(meas/(1-MinWarmupFraction))), MaxAutoRequests))
 	}
 	wf := c.WarmupFraction
 	if wf == 0 {
@@ -235,9 +239,17 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	}
 	for i, p := range m.Pools {
 		s := sum.Pools[i]
+		g := short
+		if p.Name != "short" {
+			g = long
+		}
+		self, err := selfConsistent(cal, g, p, plan.Timing)
+		if err != nil {
+			return nil, err
+		}
 		pv := PoolValidation{Name: p.Name, GPU: p.GPU, MaxCtx: p.MaxCtx, Slots: p.Slots, GPUs: p.GPUs,
 			ArrivalAna: p.ArrivalRate, ArrivalSim: s.ArrivalRPS, MeanSvcAnaS: p.MeanServiceS,
-			UtilAna: p.Utilization, UtilSim: s.SlotUtilization,
+			UtilAna: p.Utilization, UtilSim: s.SlotUtilization, UtilSelf: self,
 			P99TTFTAnaS: p.P99TTFTS, P99TTFTSimS: s.TTFT.P99, P99WaitAnaS: p.P99WaitS, P99WaitSimS: s.QueueWait.P99,
 			Measured: s.Arrived, Rejected: s.Rejected, Preemptions: s.Preemptions, Overloaded: s.Overloaded,
 			BacklogGrows: s.BacklogGrowth}
@@ -247,4 +259,42 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 		v.Pools = append(v.Pools, pv)
 	}
 	return v, nil
+}
+
+// selfConsistent estimates a pool's slot utilization when the iteration
+// time follows the batch the pool actually holds, as in the simulator,
+// instead of a full batch as in the planner's calibration. With u the
+// utilization, a request of L tokens spends k(L) = ceil(L_in/C) + L_out
+// iterations in a slot, and an iteration costs
+//
+//	kv:    t(u) = W + (H/CalibCtx)·u·slots·c̄   (c̄: mean context of a busy slot)
+//	paper: t(u) = W + H·u·slots
+//
+// Little's law per GPU, u·slots = (λ_p/n)·E[k]·t(u), is linear in u:
+// u = a·W/(1 − a·b) with a = λ_p·E[k]/(n·slots) and b the coefficient of u
+// in t(u). c̄ is 0.9·E[k·L]/E[k]: a slot's context grows from L_in = 0.8·L
+// to L during decode (0.9·L on average), and decode iterations are ~95% of
+// k. It returns NaN when a·b ≥ 1 (no stable operating point).
+func selfConsistent(cal *pools.Calibrator, g pools.GPU, p pools.PoolPlan, timing string) (float64, error) {
+	if p.GPUs < 1 || p.ArrivalRate <= 0 {
+		return 0, nil
+	}
+	// Under the paper preset at a fixed iteration time t0, E[S] = E[k]·t0
+	// and KVLen = E[k·L]/E[k].
+	pt := pools.PoolTiming{W: g.W, H: g.H, CalibCtx: g.CalibCtx, Slots: p.Slots, Preset: pools.TimingPaper}
+	st, err := cal.Exact(p.SliceLo, p.SliceHi, pt)
+	if err != nil {
+		return 0, fmt.Errorf("pool %s: %w", p.Name, err)
+	}
+	t0 := g.W + g.H*float64(p.Slots)
+	ek := st.MeanS / t0
+	a := p.ArrivalRate * ek / (float64(p.GPUs) * float64(p.Slots))
+	b := g.H * float64(p.Slots)
+	if timing == pools.TimingKV {
+		b = g.H / float64(g.CalibCtx) * float64(p.Slots) * 0.9 * st.KVLen
+	}
+	if a*b >= 1 {
+		return math.NaN(), nil
+	}
+	return a * g.W / (1 - a*b), nil
 }
