@@ -665,3 +665,37 @@ func TestSimulatePlan(t *testing.T) {
 		t.Errorf("relative CDF: workload %+v, want %s", cfg.Workload, cdf)
 	}
 }
+
+// FuzzParseCategories: no --categories value panics; an accepted mix has
+// known names and shares in [0, 1] summing to 1, and the workload package
+// accepts it; every error is one line naming --categories.
+func FuzzParseCategories(f *testing.F) {
+	for _, s := range []string{"prose=0.6,code=0.25,rag=0.15", "prose=1", "prose", "=", ",", "prose=0.5,prose=0.5",
+		"cjk=NaN", "mixed=+Inf", "code=1e-400,prose=1", "PROSE = 1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := parseCategories(s)
+		if err != nil {
+			if msg := err.Error(); strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "--categories ") {
+				t.Errorf("error %q: not one line naming --categories", msg)
+			}
+			return
+		}
+		sum := 0.0
+		for _, v := range m {
+			if !(v >= 0 && v <= 1) {
+				t.Errorf("%q: share %v accepted", s, v)
+			}
+			sum += v
+		}
+		if d := sum - 1; d > 1e-9 || d < -1e-9 {
+			t.Errorf("%q: shares sum to %v", s, sum)
+		}
+		spec := sim.Defaults().Workload
+		spec.Categories = m
+		if err := spec.Validate(); err != nil {
+			t.Errorf("%q accepted by --categories, refused by workload.Spec: %v", s, err)
+		}
+	})
+}
