@@ -74,7 +74,9 @@ type PoolValidation struct {
 	UtilSim     float64 `json:"utilization_sim"` // time-averaged busy slots / slots
 	// UtilSelf is the self-consistent utilization estimate (selfConsistent):
 	// the iteration time evaluated at the batch the pool actually holds
-	// rather than at a full batch.
+	// rather than at a full batch, for the traffic the router really sends
+	// (compressed borderline requests included); 1 when the pool has no
+	// stable operating point.
 	UtilSelf     float64 `json:"utilization_self_consistent"`
 	P99TTFTAnaS  float64 `json:"p99_ttft_s_ana"`
 	P99TTFTSimS  float64 `json:"p99_ttft_s_sim"`
@@ -243,9 +245,10 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 		if p.Name != "short" {
 			g = long
 		}
-		self, err := selfConsistent(cal, g, p, plan.Timing)
-		if err != nil {
-			return nil, err
+		self, ab := selfConsistent(cdf, plan.InputFraction, g, p, m, c.Rate, plan.Timing)
+		if ab >= 1 {
+			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: no stable operating point once the iteration time follows the batch it holds (a·b = %.3f >= 1): the traffic it really receives (compressed borderline requests keep their full output and hold a context near B) needs more slot time than the pool has; expect it to saturate",
+				p.Name, ab))
 		}
 		pv := PoolValidation{Name: p.Name, GPU: p.GPU, MaxCtx: p.MaxCtx, Slots: p.Slots, GPUs: p.GPUs,
 			ArrivalAna: p.ArrivalRate, ArrivalSim: s.ArrivalRPS, MeanSvcAnaS: p.MeanServiceS,
@@ -263,38 +266,77 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 
 // selfConsistent estimates a pool's slot utilization when the iteration
 // time follows the batch the pool actually holds, as in the simulator,
-// instead of a full batch as in the planner's calibration. With u the
-// utilization, a request of L tokens spends k(L) = ceil(L_in/C) + L_out
-// iterations in a slot, and an iteration costs
+// instead of a full batch as in the planner's calibration. It sums over
+// every integer length L of the CDF the traffic the pool really receives:
+//
+//   - homogeneous: every L;
+//   - short: L <= B, plus a share p_c of the borderline band (B, ⌊γB⌋]
+//     compressed to L_in' = min(L_in, B − L_out) (the router's C&R);
+//   - long: L > ⌊γB⌋ plus the uncompressed share 1 − p_c of the band.
+//
+// A request spends k = ceil(L_in/C) + L_out iterations in a slot, and an
+// iteration costs
 //
 //	kv:    t(u) = W + (H/CalibCtx)·u·slots·c̄   (c̄: mean context of a busy slot)
 //	paper: t(u) = W + H·u·slots
 //
 // Little's law per GPU, u·slots = (λ_p/n)·E[k]·t(u), is linear in u:
 // u = a·W/(1 − a·b) with a = λ_p·E[k]/(n·slots) and b the coefficient of u
-// in t(u). c̄ is 0.9·E[k·L]/E[k]: a slot's context grows from L_in = 0.8·L
-// to L during decode (0.9·L on average), and decode iterations are ~95% of
-// k. It returns NaN when a·b ≥ 1 (no stable operating point).
-func selfConsistent(cal *pools.Calibrator, g pools.GPU, p pools.PoolPlan, timing string) (float64, error) {
-	if p.GPUs < 1 || p.ArrivalRate <= 0 {
-		return 0, nil
+// in t(u). c̄ is 0.9·E[k·L]/E[k]: a slot's context grows from L_in to L
+// during decode (0.9·L on average for the 0.8 split), and decode iterations
+// are most of k. It returns a·b too: at a·b >= 1 there is no stable
+// operating point (the pool saturates) and u is returned as 1.
+func selfConsistent(cdf *workload.CDF, frac float64, g pools.GPU, p pools.PoolPlan, m pools.MethodPlan, rate float64, timing string) (u, ab float64) {
+	if p.GPUs < 1 {
+		return 0, 0
 	}
-	// Under the paper preset at a fixed iteration time t0, E[S] = E[k]·t0
-	// and KVLen = E[k·L]/E[k].
-	pt := pools.PoolTiming{W: g.W, H: g.H, CalibCtx: g.CalibCtx, Slots: p.Slots, Preset: pools.TimingPaper}
-	st, err := cal.Exact(p.SliceLo, p.SliceHi, pt)
-	if err != nil {
-		return 0, fmt.Errorf("pool %s: %w", p.Name, err)
+	b, gb := m.BShort, m.BShort
+	if m.Gamma > 1 {
+		gb = int(math.Floor(m.Gamma * float64(m.BShort) * (1 + 1e-12)))
 	}
-	t0 := g.W + g.H*float64(p.Slots)
-	ek := st.MeanS / t0
-	a := p.ArrivalRate * ek / (float64(p.GPUs) * float64(p.Slots))
-	b := g.H * float64(p.Slots)
+	var mass, k, kl float64
+	prev := 0.0
+	for L := 1; L <= cdf.Max(); L++ {
+		f := cdf.F(float64(L))
+		pr := f - prev
+		prev = f
+		if pr <= 0 {
+			continue
+		}
+		in, out := workload.SplitFixed(L, frac)
+		w := 0.0
+		switch {
+		case p.Name == "homogeneous" || b == 0:
+			w = 1
+		case p.Name == "short" && L <= b:
+			w = 1
+		case p.Name == "short" && L <= gb:
+			w = m.PC
+			in = max(1, min(in, b-out))
+		case p.Name == "long" && L > gb:
+			w = 1
+		case p.Name == "long" && L > b:
+			w = 1 - m.PC
+		}
+		if w == 0 {
+			continue
+		}
+		kk := float64((in+g.ChunkTokens-1)/g.ChunkTokens + out)
+		mass += w * pr
+		k += w * pr * kk
+		kl += w * pr * kk * float64(in+out)
+	}
+	if mass == 0 {
+		return 0, 0
+	}
+	a := rate * k / (float64(p.GPUs) * float64(p.Slots)) // = λ_p·E[k]/(n·slots)
+	coef := g.H * float64(p.Slots)
 	if timing == pools.TimingKV {
-		b = g.H / float64(g.CalibCtx) * float64(p.Slots) * 0.9 * st.KVLen
+		coef = g.H / float64(g.CalibCtx) * float64(p.Slots) * 0.9 * kl / k
 	}
-	if a*b >= 1 {
-		return math.NaN(), nil
+	ab = a * coef
+	if ab >= 1 {
+		return 1, ab
 	}
-	return a * g.W / (1 - a*b), nil
+	return math.Min(1, a*g.W/(1-ab)), ab
 }
