@@ -36,6 +36,15 @@ type RouterConfig struct {
 	PC               float64 `json:"p_c,omitempty" yaml:"p_c,omitempty"`
 	SpillQueuePerGPU float64 `json:"spill_queue_per_gpu,omitempty" yaml:"spill_queue_per_gpu,omitempty"`
 	EMADecay         float64 `json:"ema_decay,omitempty" yaml:"ema_decay,omitempty"`
+	// The remaining tuning fields are scenario-file only; zero means the
+	// router package's default (see router.Config for each one's meaning).
+	SpillKVOccupancy float64  `json:"spill_kv_occupancy,omitempty" yaml:"spill_kv_occupancy,omitempty"` // fraction in (0, 1]
+	SigmaWeight      float64  `json:"sigma_weight,omitempty" yaml:"sigma_weight,omitempty"`             // multiple of σ̂ subtracted from ĉ
+	ColdStart        float64  `json:"cold_start,omitempty" yaml:"cold_start,omitempty"`                 // bytes/token before calibration
+	MinObservations  int      `json:"min_observations,omitempty" yaml:"min_observations,omitempty"`     // feedback before the EMA is trusted
+	Compressible     []string `json:"compressible,omitempty" yaml:"compressible,omitempty"`             // C&R content gate, category names
+	CompressP50S     float64  `json:"compress_p50_s,omitempty" yaml:"compress_p50_s,omitempty"`         // compression latency median, s
+	CompressP99S     float64  `json:"compress_p99_s,omitempty" yaml:"compress_p99_s,omitempty"`         // compression latency p99, s
 	// RetryDelayS, when > 0, retries a request rejected by a pool that is too
 	// small at the next larger pool after this delay, s.
 	RetryDelayS float64 `json:"retry_delay_s,omitempty" yaml:"retry_delay_s,omitempty"`

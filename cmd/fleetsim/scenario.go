@@ -253,6 +253,21 @@ var routerFields = []routerField{
 		func(r sim.RouterConfig) (any, bool) { return r.SpillQueuePerGPU, r.SpillQueuePerGPU != 0 }},
 	{"ema-decay", "router.ema_decay", []string{sim.RouterTokenBudget, sim.RouterSpillover, sim.RouterCR},
 		func(r sim.RouterConfig) (any, bool) { return r.EMADecay, r.EMADecay != 0 }},
+	// Scenario-file only (no flag).
+	{"", "router.spill_kv_occupancy", []string{sim.RouterSpillover, sim.RouterCR},
+		func(r sim.RouterConfig) (any, bool) { return r.SpillKVOccupancy, r.SpillKVOccupancy != 0 }},
+	{"", "router.sigma_weight", []string{sim.RouterTokenBudget, sim.RouterSpillover, sim.RouterCR},
+		func(r sim.RouterConfig) (any, bool) { return r.SigmaWeight, r.SigmaWeight != 0 }},
+	{"", "router.cold_start", []string{sim.RouterTokenBudget, sim.RouterSpillover, sim.RouterCR},
+		func(r sim.RouterConfig) (any, bool) { return r.ColdStart, r.ColdStart != 0 }},
+	{"", "router.min_observations", []string{sim.RouterTokenBudget, sim.RouterSpillover, sim.RouterCR},
+		func(r sim.RouterConfig) (any, bool) { return r.MinObservations, r.MinObservations != 0 }},
+	{"", "router.compressible", []string{sim.RouterCR},
+		func(r sim.RouterConfig) (any, bool) { return r.Compressible, len(r.Compressible) != 0 }},
+	{"", "router.compress_p50_s", []string{sim.RouterCR},
+		func(r sim.RouterConfig) (any, bool) { return r.CompressP50S, r.CompressP50S != 0 }},
+	{"", "router.compress_p99_s", []string{sim.RouterCR},
+		func(r sim.RouterConfig) (any, bool) { return r.CompressP99S, r.CompressP99S != 0 }},
 }
 
 // routerScenario sets the router: its kind (--router, else compress-and-route
@@ -317,7 +332,7 @@ func (f *simFlags) routerScenario(r *sim.RouterConfig, pr planRouter) error {
 		if !set || slices.Contains(fd.kinds, kind) {
 			continue
 		}
-		if ch(fd.flag) {
+		if fd.flag != "" && ch(fd.flag) {
 			return fmt.Errorf("--%s %v: only used by --router %s (the router is %q)", fd.flag, v, strings.Join(fd.kinds, ", "), kind)
 		}
 		return fmt.Errorf("%s = %v: only used by router.kind %s (router.kind is %q)", fd.key, v, strings.Join(fd.kinds, ", "), kind)

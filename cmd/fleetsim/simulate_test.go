@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -56,6 +57,8 @@ func TestSimulateBadInput(t *testing.T) {
 	badGPU := writeFile(t, dir, "gpu.json", `{"pools": [{"name": "x", "gpu": "b200", "count": 1, "max_ctx": 4096}]}`)
 	badBShort := writeFile(t, dir, "bshort.yaml", "router: {kind: cr, b_short: 9000}\n")
 	unusedGamma := writeFile(t, dir, "gamma.yaml", "router: {kind: spillover, gamma: 1.5}\n")
+	codeGate := writeFile(t, dir, "gate.yaml", "router: {kind: cr, compressible: [prose, code]}\n")
+	unusedCold := writeFile(t, dir, "cold.yaml", "router: {kind: length, cold_start: 3}\n")
 	badShares := writeFile(t, dir, "shares.yaml", "workload: {categories: {prose: 0.5, code: 0.3}}\n")
 	badKind := writeFile(t, dir, "kind.yaml", "router: {kind: magic}\n")
 	// Plan files: a valid one with every method, and broken ones.
@@ -146,6 +149,8 @@ func TestSimulateBadInput(t *testing.T) {
 		{"ema decay zero", []string{"--router", "token-budget", "--ema-decay", "0"}, []string{"--ema-decay", "0", "(0, 1)"}},
 		{"ema decay with length", []string{"--ema-decay", "0.9"}, []string{"--ema-decay", "0.9", "length"}},
 		{"config gamma unused", []string{"--config", unusedGamma}, []string{"router.gamma", "1.5", "spillover"}},
+		{"config compressible code", []string{"--config", codeGate}, []string{"compressible", "code"}},
+		{"config cold_start unused", []string{"--config", unusedCold}, []string{"router.cold_start", "3", "length"}},
 		{"config shares", []string{"--config", badShares}, []string{"categories", "sum to 1"}},
 		{"config unknown router", []string{"--config", badKind}, []string{"router.kind", "magic"}},
 
@@ -493,7 +498,7 @@ func TestSimulateRouterFlags(t *testing.T) {
 	cfg := parseScenario(t, "--router", "cr", "--categories", "prose=0.6,code=0.25,rag=0.15", "--b-short", "3072",
 		"--gamma", "1.25", "--p-c", "0.8", "--spill-queue-per-gpu", "6", "--ema-decay", "0.9")
 	want := sim.RouterConfig{Kind: "cr", BShort: 3072, Gamma: 1.25, PC: 0.8, SpillQueuePerGPU: 6, EMADecay: 0.9}
-	if cfg.Router != want {
+	if !reflect.DeepEqual(cfg.Router, want) {
 		t.Errorf("router %+v, want %+v", cfg.Router, want)
 	}
 	if c := cfg.Workload.Categories; len(c) != 3 || c["prose"] != 0.6 || c["code"] != 0.25 || c["rag"] != 0.15 {
@@ -519,7 +524,7 @@ router: {kind: cr, b_short: 4096, gamma: 1.5, p_c: 1, spill_queue_per_gpu: 8, em
 `)
 	cfg = parseScenario(t, "--config", file)
 	want = sim.RouterConfig{Kind: "cr", BShort: 4096, Gamma: 1.5, PC: 1, SpillQueuePerGPU: 8, EMADecay: 0.95}
-	if cfg.Router != want || cfg.Workload.Categories["code"] != 0.25 {
+	if !reflect.DeepEqual(cfg.Router, want) || cfg.Workload.Categories["code"] != 0.25 {
 		t.Errorf("file: router %+v, categories %v", cfg.Router, cfg.Workload.Categories)
 	}
 	cfg = parseScenario(t, "--config", file, "--gamma", "2", "--categories", "prose=1")
@@ -540,7 +545,7 @@ router: {kind: cr, b_short: 4096, gamma: 1.5, p_c: 1, spill_queue_per_gpu: 8, em
 	if err := json.Unmarshal(readBytes(t, filepath.Join(out, summaryFile)), &sum); err != nil {
 		t.Fatal(err)
 	}
-	if sum.Config.Router != want || sum.Config.Workload.Categories["code"] != 0.25 {
+	if !reflect.DeepEqual(sum.Config.Router, want) || sum.Config.Workload.Categories["code"] != 0.25 {
 		t.Errorf("summary.json config: router %+v, categories %v", sum.Config.Router, sum.Config.Workload.Categories)
 	}
 	recs, err := export.ReadParquet(filepath.Join(out, requestsFile))
@@ -636,7 +641,7 @@ func TestSimulatePlan(t *testing.T) {
 			r := sum.Config.Router
 			if m.Gamma > 1 {
 				want := sim.RouterConfig{Kind: "cr", BShort: m.BShort, Gamma: m.Gamma, PC: m.PC}
-				if r != want {
+				if !reflect.DeepEqual(r, want) {
 					t.Errorf("router %+v, want %+v (the plan relies on C&R)", r, want)
 				}
 			} else if r.Kind != "length" {
