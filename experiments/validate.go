@@ -56,6 +56,10 @@ type ValidateConfig struct {
 	// [MinWarmupFraction, MaxWarmupFraction].
 	WarmupFraction float64
 	Seed           uint64 // simulation seed (default 1); Monte Carlo calibration keeps the planner's seed 42
+	// Start, when set, is called once before the simulation with the
+	// number of requests it will run (known only after planning when
+	// Requests is 0).
+	Start func(requests int)
 	// Progress, when set, is sim.Options.Progress.
 	Progress func(arrived int64)
 }
@@ -226,6 +230,9 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	src, err := workload.NewSource(scfg.Workload, scfg.Seed)
 	if err != nil {
 		return nil, err
+	}
+	if c.Start != nil {
+		c.Start(n)
 	}
 	sum, err := sim.Run(scfg, src, nil, sim.Options{Progress: c.Progress})
 	if err != nil {

@@ -108,14 +108,12 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 		cfg.BShort = 0
 	}
 	if isTerminal(stderr) {
-		// The request count is only known inside Validate; the bar shows
-		// arrivals so far against the automatic estimate when no count is given.
 		var bar *progressBar
+		cfg.Start = func(n int) { bar = newProgressBar(stderr, int64(n)) }
 		cfg.Progress = func(n int64) {
-			if bar == nil {
-				bar = newProgressBar(stderr, int64(max(*requests, 1)))
+			if bar != nil {
+				bar.update(n)
 			}
-			bar.update(n)
 		}
 		defer func() {
 			if bar != nil {
