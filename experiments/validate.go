@@ -263,7 +263,9 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 			P99TTFTAnaS: p.P99TTFTS, P99TTFTSimS: s.TTFT.P99, P99WaitAnaS: p.P99WaitS, P99WaitSimS: s.QueueWait.P99,
 			Measured: s.Arrived, Rejected: s.Rejected, Preemptions: s.Preemptions, Overloaded: s.Overloaded,
 			BacklogGrows: s.BacklogGrowth}
-		if s.Arrived < TargetPerPool && c.Requests == 0 {
+		if s.Arrived == 0 {
+			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: no measured request: its simulated figures are empty (use more requests)", p.Name))
+		} else if s.Arrived < TargetPerPool && c.Requests == 0 {
 			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: %d measured requests (target %d)", p.Name, s.Arrived, TargetPerPool))
 		}
 		v.Pools = append(v.Pools, pv)
