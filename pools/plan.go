@@ -61,6 +61,11 @@ type Config struct {
 	Timing      string    // TimingKV (default) or TimingPaper
 	Gammas      []float64 // FleetOpt γ grid (DefaultGammas)
 	FixB        bool      // FleetOpt sweeps γ only, at BShort (FleetOpt Table 3)
+	// ShortCalibration is the C&R traffic model of a two-pool fleet:
+	// ShortCalibPaper (FleetOpt Algorithm 1; the default when empty) or
+	// ShortCalibMix (each pool calibrated on the traffic it receives after
+	// compression; docs/planner.md §4).
+	ShortCalibration string
 }
 
 // withDefaults fills zero fields.
@@ -85,6 +90,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Gammas == nil {
 		c.Gammas = DefaultGammas()
+	}
+	if c.ShortCalibration == "" {
+		c.ShortCalibration = DefaultShortCalibration
 	}
 	return c
 }
@@ -117,6 +125,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("calibration %q: allowed exact, montecarlo", c.Calibration)
 	case c.Timing != TimingKV && c.Timing != TimingPaper:
 		return fmt.Errorf("timing %q: allowed kv, paper", c.Timing)
+	case c.ShortCalibration != ShortCalibPaper && c.ShortCalibration != ShortCalibMix:
+		return fmt.Errorf("short-calibration %q: allowed paper, mix", c.ShortCalibration)
 	}
 	for _, g := range c.Gammas {
 		if !(g >= 1) || math.IsInf(g, 0) {
@@ -148,6 +158,10 @@ type PoolPlan struct {
 	ProfilerGPUs int     `json:"profiler_gpus"`   // token-budget profiler ceil(λ/μ·β)
 	USDPerHour   float64 `json:"usd_per_gpu_hour"`
 	AnnualUSD    float64 `json:"annual_cost_usd"`
+	// Mix lists the traffic components the pool was calibrated on when it
+	// is not one plain slice (short-calibration mix): slices, their share
+	// of the pool's requests and, for the C&R band, the budget B.
+	Mix []MixPart `json:"mix,omitempty"`
 
 	stats ServiceStats
 }
@@ -157,41 +171,47 @@ func (p PoolPlan) Stats() ServiceStats { return p.stats }
 
 // MethodPlan is one method's fleet.
 type MethodPlan struct {
-	Method       string     `json:"method"`
-	Calibration  string     `json:"calibration"`
-	BShort       int        `json:"b_short,omitempty"` // short-pool boundary, tokens
-	Gamma        float64    `json:"gamma,omitempty"`   // C&R bandwidth
-	PC           float64    `json:"p_c"`               // compressibility
-	Alpha        float64    `json:"alpha"`             // F(B)
-	Beta         float64    `json:"beta"`              // F(γB) − F(B)
-	AlphaPrime   float64    `json:"alpha_prime"`       // α + β·p_c
-	CliffRatio   float64    `json:"cliff_ratio"`       // short slots / long slots
-	Archetype    string     `json:"archetype,omitempty"`
-	Pools        []PoolPlan `json:"pools"`
-	TotalGPUs    int        `json:"total_gpus"`
-	AnnualUSD    float64    `json:"annual_cost_usd"`
-	Savings      float64    `json:"savings_vs_homogeneous"`    // 1 − cost/homogeneous cost
-	ClosedForm   float64    `json:"closed_form_savings"`       // α′(1 − 1/ρ), ρ = μ_s/μ_homo (token-budget eq. 7)
-	ClosedCliff  float64    `json:"closed_form_savings_cliff"` // α′(1 − 1/ρ), ρ = cliff ratio (FleetOpt §2.2)
-	Corrected    float64    `json:"corrected_formula_gpus"`    // α′λ/μ_s + (1−α′)λ/μ_l (token-budget eq. 8)
-	CorrectedSav float64    `json:"corrected_formula_savings"` // 1 − eq. 8 / (λ/μ_homo)
-	ProfilerGPUs int        `json:"profiler_gpus"`             // Σ pools' ceil(λ/μ·β)
-	SweepCells   int        `json:"sweep_cells,omitempty"`     // FleetOpt: cells evaluated
+	Method      string `json:"method"`
+	Calibration string `json:"calibration"`
+	// ShortCalibration is the C&R traffic model the pools were calibrated
+	// with: ShortCalibPaper or ShortCalibMix (the same for every method of
+	// a plan; it matters only when γ > 1).
+	ShortCalibration string     `json:"short_calibration"`
+	BShort           int        `json:"b_short,omitempty"` // short-pool boundary, tokens
+	Gamma            float64    `json:"gamma,omitempty"`   // C&R bandwidth
+	PC               float64    `json:"p_c"`               // compressibility
+	Alpha            float64    `json:"alpha"`             // F(B)
+	Beta             float64    `json:"beta"`              // F(γB) − F(B)
+	AlphaPrime       float64    `json:"alpha_prime"`       // α + β·p_c
+	CliffRatio       float64    `json:"cliff_ratio"`       // short slots / long slots
+	Archetype        string     `json:"archetype,omitempty"`
+	Pools            []PoolPlan `json:"pools"`
+	TotalGPUs        int        `json:"total_gpus"`
+	AnnualUSD        float64    `json:"annual_cost_usd"`
+	Savings          float64    `json:"savings_vs_homogeneous"`    // 1 − cost/homogeneous cost
+	ClosedForm       float64    `json:"closed_form_savings"`       // α′(1 − 1/ρ), ρ = μ_s/μ_homo (token-budget eq. 7)
+	ClosedCliff      float64    `json:"closed_form_savings_cliff"` // α′(1 − 1/ρ), ρ = cliff ratio (FleetOpt §2.2)
+	Corrected        float64    `json:"corrected_formula_gpus"`    // α′λ/μ_s + (1−α′)λ/μ_l (token-budget eq. 8)
+	CorrectedSav     float64    `json:"corrected_formula_savings"` // 1 − eq. 8 / (λ/μ_homo)
+	ProfilerGPUs     int        `json:"profiler_gpus"`             // Σ pools' ceil(λ/μ·β)
+	SweepCells       int        `json:"sweep_cells,omitempty"`     // FleetOpt: cells evaluated
 }
 
 // Plan is the planner's answer for every method asked.
 type Plan struct {
-	Workload      string       `json:"workload"`
-	Rate          float64      `json:"rate"`
-	SLOTTFTP99S   float64      `json:"slo_ttft_p99_s"` // 0 = none
-	RhoMax        float64      `json:"rho_max"`
-	Calibration   string       `json:"calibration"`
-	Samples       int          `json:"monte_carlo_samples,omitempty"`
-	Seed          uint64       `json:"seed,omitempty"`
-	Timing        string       `json:"timing"`
-	InputFraction float64      `json:"input_fraction"`
-	ChunkTokens   int          `json:"chunk_tokens"`
-	Methods       []MethodPlan `json:"methods"`
+	Workload    string  `json:"workload"`
+	Rate        float64 `json:"rate"`
+	SLOTTFTP99S float64 `json:"slo_ttft_p99_s"` // 0 = none
+	RhoMax      float64 `json:"rho_max"`
+	Calibration string  `json:"calibration"`
+	// ShortCalibration: ShortCalibPaper or ShortCalibMix (see Config).
+	ShortCalibration string       `json:"short_calibration"`
+	Samples          int          `json:"monte_carlo_samples,omitempty"`
+	Seed             uint64       `json:"seed,omitempty"`
+	Timing           string       `json:"timing"`
+	InputFraction    float64      `json:"input_fraction"`
+	ChunkTokens      int          `json:"chunk_tokens"`
+	Methods          []MethodPlan `json:"methods"`
 }
 
 // Planner sizes fleets for one workload CDF. It caches calibrations, so a
@@ -204,8 +224,38 @@ type Planner struct {
 }
 
 type calKey struct {
-	lo, hi, ctx int
-	long        bool // the long GPU (else the short one)
+	parts partList
+	ctx   int
+	long  bool // the long GPU (else the short one)
+}
+
+// partList is a pool's traffic: one or two slices (comparable, so it keys
+// the calibration cache without allocating).
+type partList struct {
+	n int
+	p [2]SlicePart
+}
+
+func plain(lo, hi int) partList { return partList{n: 1, p: [2]SlicePart{{Lo: lo, Hi: hi, Scale: 1}}} }
+
+func (l *partList) add(p SlicePart) { l.p[l.n] = p; l.n++ }
+
+// slice returns the single plain slice (lo, hi] of l, ok = false for a
+// mixture.
+func (l partList) slice() (lo, hi int, ok bool) {
+	if l.n == 1 && l.p[0].CompressTo == 0 && l.p[0].Scale == 1 {
+		return l.p[0].Lo, l.p[0].Hi, true
+	}
+	return 0, 0, false
+}
+
+// bounds returns the smallest lo and largest hi of l's slices.
+func (l partList) bounds() (lo, hi int) {
+	lo, hi = l.p[0].Lo, l.p[0].Hi
+	for _, p := range l.p[1:l.n] {
+		lo, hi = min(lo, p.Lo), max(hi, p.Hi)
+	}
+	return lo, hi
 }
 
 // NewPlanner validates cfg and binds it to a calibrator.
@@ -229,12 +279,14 @@ func NewPlanner(cal *Calibrator, cfg Config) (*Planner, error) {
 // Config returns the planner's configuration with defaults applied.
 func (pl *Planner) Config() Config { return pl.cfg }
 
-// calibrate returns (cached) statistics of slice (lo, hi] served by g at ctx.
+// calibrate returns (cached) statistics of the traffic parts served by g at
+// ctx.
 //
-// Monte Carlo results and slices starting at 0 (short and homogeneous
-// pools, reused across γ) are cached; exact long-pool slices are cheaper to
-// recompute (O(log buckets)) than to store, and each γ has its own.
-func (pl *Planner) calibrate(long bool, ctx, lo, hi int) (ServiceStats, PoolTiming, error) {
+// Monte Carlo results, slices starting at 0 (short and homogeneous pools,
+// reused across γ) and mixtures are cached; exact single long-pool slices
+// are cheaper to recompute (O(log buckets)) than to store, and each γ has
+// its own.
+func (pl *Planner) calibrate(long bool, ctx int, parts partList) (ServiceStats, PoolTiming, error) {
 	g := pl.cfg.ShortGPU
 	if long {
 		g = pl.cfg.LongGPU
@@ -243,14 +295,20 @@ func (pl *Planner) calibrate(long bool, ctx, lo, hi int) (ServiceStats, PoolTimi
 	if err != nil {
 		return ServiceStats{}, pt, err
 	}
-	useCache := pl.cfg.Calibration != CalibExact || lo == 0
-	k := calKey{lo, hi, ctx, long}
+	lo, hi, one := parts.slice()
+	useCache := pl.cfg.Calibration != CalibExact || lo == 0 || !one
+	k := calKey{parts, ctx, long}
 	if useCache {
 		if st, ok := pl.cache[k]; ok {
 			return st, pt, nil
 		}
 	}
-	st, err := pl.cal.Calibrate(pl.cfg.Calibration, lo, hi, pt, pl.cfg.Seed)
+	var st ServiceStats
+	if one {
+		st, err = pl.cal.Calibrate(pl.cfg.Calibration, lo, hi, pt, pl.cfg.Seed)
+	} else {
+		st, err = pl.cal.CalibrateMix(pl.cfg.Calibration, parts.p[:parts.n], pt, pl.cfg.Seed)
+	}
 	if err != nil {
 		return st, pt, err
 	}
@@ -271,18 +329,22 @@ func operatingIter(pt PoolTiming, st ServiceStats, rho float64) float64 {
 }
 
 // sizePool calibrates and sizes one pool.
-func (pl *Planner) sizePool(name string, long bool, ctx, lo, hi int, lambda float64, headroom float64) (PoolPlan, error) {
+func (pl *Planner) sizePool(name string, long bool, ctx int, parts partList, lambda float64, headroom float64) (PoolPlan, error) {
 	g := pl.cfg.ShortGPU
 	if long {
 		g = pl.cfg.LongGPU
 	}
-	st, pt, err := pl.calibrate(long, ctx, lo, hi)
+	st, pt, err := pl.calibrate(long, ctx, parts)
 	if err != nil {
 		return PoolPlan{}, fmt.Errorf("pool %s: %w", name, err)
 	}
+	lo, hi := parts.bounds()
 	p := PoolPlan{Name: name, GPU: g.Name, MaxCtx: ctx, Slots: pt.Slots, SliceLo: lo, SliceHi: hi,
 		ArrivalRate: lambda, MuGPU: st.MuGPU, MeanServiceS: st.MeanS, Cs2: st.Cs2,
 		USDPerHour: g.CostPerHour, stats: st}
+	if _, _, one := parts.slice(); !one {
+		p.Mix = pl.mixReport(parts)
+	}
 	// Eq. 8 budget with the iteration time at the cap ρ_max (an upper bound
 	// at any size the cap allows).
 	iterCap := operatingIter(pt, st, pl.cfg.RhoMax)
@@ -317,11 +379,11 @@ func (pl *Planner) Homogeneous() (MethodPlan, error) {
 		return *pl.homo, nil
 	}
 	c := pl.cfg
-	p, err := pl.sizePool("homogeneous", true, c.LongCtx, 0, c.LongCtx, c.Rate, HeadroomHomo)
+	p, err := pl.sizePool("homogeneous", true, c.LongCtx, plain(0, c.LongCtx), c.Rate, HeadroomHomo)
 	if err != nil {
 		return MethodPlan{}, err
 	}
-	m := MethodPlan{Method: MethodHomo, Calibration: c.Calibration, Alpha: 0, PC: c.PC, CliffRatio: 1,
+	m := MethodPlan{Method: MethodHomo, Calibration: c.Calibration, ShortCalibration: c.ShortCalibration, Alpha: 0, PC: c.PC, CliffRatio: 1,
 		Pools: []PoolPlan{p}, TotalGPUs: p.GPUs, AnnualUSD: p.AnnualUSD, ProfilerGPUs: p.ProfilerGPUs,
 		Corrected: c.Rate / p.MuGPU}
 	pl.homo = &m
@@ -336,6 +398,13 @@ func (pl *Planner) Homogeneous() (MethodPlan, error) {
 // request lies above γb but uncompressed borderline traffic remains
 // (p_c < 1), the long pool is calibrated on L > b instead. A pool with no
 // traffic is left out. method names the result.
+//
+// With Config.ShortCalibration = ShortCalibMix each pool is calibrated on
+// the traffic it receives after C&R instead: the short pool on (0, b]
+// (weight α) mixed with the compressed band (b, γb] (weight β·p_c, prompt
+// cut to b − L_out, output kept), the long pool on (γb, ∞) mixed with the
+// band's uncompressed 1 − p_c. With γ = 1 this is the paper's fleet
+// exactly; with p_c = 0 it is the PR fleet exactly.
 func (pl *Planner) Split(method string, b int, gamma, pc float64) (MethodPlan, error) {
 	c := pl.cfg
 	sh, err := pl.shape(b, gamma, pc)
@@ -343,16 +412,16 @@ func (pl *Planner) Split(method string, b int, gamma, pc float64) (MethodPlan, e
 		return MethodPlan{}, err
 	}
 	alpha, beta, ap, lamL := sh.alpha, sh.beta, sh.ap, sh.lamL
-	m := MethodPlan{Method: method, Calibration: c.Calibration, BShort: b, Gamma: gamma, PC: pc,
-		Alpha: alpha, Beta: beta, AlphaPrime: ap}
-	short, err := pl.sizePool("short", false, b, 0, b, ap*c.Rate, HeadroomShort)
+	m := MethodPlan{Method: method, Calibration: c.Calibration, ShortCalibration: c.ShortCalibration,
+		BShort: b, Gamma: gamma, PC: pc, Alpha: alpha, Beta: beta, AlphaPrime: ap}
+	short, err := pl.sizePool("short", false, b, sh.short, ap*c.Rate, HeadroomShort)
 	if err != nil {
 		return MethodPlan{}, err
 	}
 	m.Pools = append(m.Pools, short)
 	var long *PoolPlan
-	if sh.longLo >= 0 {
-		p, err := pl.sizePool("long", true, c.LongCtx, sh.longLo, c.LongCtx, lamL, HeadroomLong)
+	if sh.long.n > 0 {
+		p, err := pl.sizePool("long", true, c.LongCtx, sh.long, lamL, HeadroomLong)
 		if err != nil {
 			return MethodPlan{}, err
 		}
@@ -378,9 +447,10 @@ func (pl *Planner) Split(method string, b int, gamma, pc float64) (MethodPlan, e
 
 // splitShape is the traffic split of a (B, γ, p_c) cell.
 type splitShape struct {
-	gb                    int     // floor(γB) capped at the long context
-	alpha, beta, ap, lamL float64 // F(B), F(γB)−F(B), α′, (1−α′)λ
-	longLo                int     // long pool's calibration slice is (longLo, LongCtx]; −1: no long pool
+	gb                    int      // floor(γB) capped at the long context
+	gbc                   int      // top of the compressible band (mix: requests up to it keep a prompt budget; paper: gb)
+	alpha, beta, ap, lamL float64  // F(B), F(γB)−F(B), α′, (1−α′)λ
+	short, long           partList // each pool's calibration traffic; long.n == 0: no long pool
 }
 
 func (pl *Planner) shape(b int, gamma, pc float64) (splitShape, error) {
@@ -392,32 +462,76 @@ func (pl *Planner) shape(b int, gamma, pc float64) (splitShape, error) {
 		return splitShape{}, fmt.Errorf("gamma %v: must be >= 1", gamma)
 	}
 	maxT := pl.cal.CDF().Max()
-	sh := splitShape{gb: min(int(math.Floor(gamma*float64(b)*(1+1e-12))), c.LongCtx), longLo: -1}
+	sh := splitShape{gb: min(int(math.Floor(gamma*float64(b)*(1+1e-12))), c.LongCtx)}
+	sh.gbc = sh.gb
+	mix := c.ShortCalibration == ShortCalibMix
+	if mix && sh.gb > b {
+		// The router compresses only when T_c = B − L_out >= 1 (never for
+		// f = 0.8 and γ < 5; docs/planner.md §4).
+		sh.gbc = max(b, pl.cal.maxCompressible(b, sh.gb))
+	}
 	sh.alpha = pl.cal.F(b)
 	sh.beta = pl.cal.F(sh.gb) - sh.alpha
-	sh.ap = sh.alpha + sh.beta*pc
+	sh.ap = sh.alpha + (pl.cal.F(sh.gbc)-sh.alpha)*pc
 	if !(sh.alpha > 0) {
 		return splitShape{}, fmt.Errorf("b-short %d tokens: the short pool's CDF slice (0, %d] is empty (F(%d) = 0)", b, b, b)
 	}
-	sh.lamL = (1 - sh.ap) * c.Rate
-	if sh.lamL > 1e-12*c.Rate {
-		lo := sh.gb
-		if sh.gb >= maxT || !(1-pl.cal.F(sh.gb) > 0) {
-			lo = b
-		}
-		if !(1-pl.cal.F(lo) > 0) {
-			return splitShape{}, fmt.Errorf("b-short %d tokens: the long pool's CDF slice (%d, %d] is empty", b, lo, c.LongCtx)
-		}
-		sh.longLo = lo
-	} else {
-		sh.lamL = 0
+	sh.short = plain(0, b)
+	if mix && pc > 0 && sh.gbc > b && pl.cal.F(sh.gbc) > sh.alpha {
+		sh.short.add(SlicePart{Lo: b, Hi: sh.gbc, Scale: pc, CompressTo: b})
 	}
+	sh.lamL = (1 - sh.ap) * c.Rate
+	if !(sh.lamL > 1e-12*c.Rate) {
+		sh.lamL = 0
+		return sh, nil
+	}
+	if mix {
+		// What the long pool really receives: the band requests C&R left
+		// uncompressed (1 − p_c of the compressible band, all of the rest)
+		// and everything above γB.
+		if pc < 1 && sh.gbc > b && pl.cal.F(sh.gbc) > sh.alpha {
+			sh.long.add(SlicePart{Lo: b, Hi: sh.gbc, Scale: 1 - pc})
+		}
+		if sh.gbc < maxT && 1-pl.cal.F(sh.gbc) > 0 {
+			sh.long.add(SlicePart{Lo: sh.gbc, Hi: c.LongCtx, Scale: 1})
+		}
+		if sh.long.n == 2 && sh.long.p[0].Scale == 1 { // p_c = 0: one slice (B, ∞), as PR
+			sh.long = plain(b, c.LongCtx)
+		}
+		if sh.long.n == 0 {
+			return splitShape{}, fmt.Errorf("b-short %d tokens: the long pool's CDF slice (%d, %d] is empty", b, b, c.LongCtx)
+		}
+		return sh, nil
+	}
+	lo := sh.gb
+	if sh.gb >= maxT || !(1-pl.cal.F(sh.gb) > 0) {
+		lo = b
+	}
+	if !(1-pl.cal.F(lo) > 0) {
+		return splitShape{}, fmt.Errorf("b-short %d tokens: the long pool's CDF slice (%d, %d] is empty", b, lo, c.LongCtx)
+	}
+	sh.long = plain(lo, c.LongCtx)
 	return sh, nil
 }
 
+// mixReport describes a mixture for the plan output.
+func (pl *Planner) mixReport(parts partList) []MixPart {
+	out := make([]MixPart, 0, parts.n)
+	total := 0.0
+	for _, p := range parts.p[:parts.n] {
+		m := p.Scale * (pl.cal.F(min(p.Hi, pl.cal.CDF().Max())) - pl.cal.F(p.Lo))
+		total += m
+		out = append(out, MixPart{Lo: p.Lo, Hi: p.Hi, Share: m, CompressTo: p.CompressTo})
+	}
+	for i := range out {
+		out[i].Share /= total
+	}
+	return out
+}
+
 // sizeCount is sizePool's GPU count alone (no TTFT or report fields).
-func (pl *Planner) sizeCount(long bool, ctx, lo, hi int, lambda float64) (int, error) {
-	st, pt, err := pl.calibrate(long, ctx, lo, hi)
+func (pl *Planner) sizeCount(long bool, ctx int, parts partList, lambda float64) (int, error) {
+	st, pt, err := pl.calibrate(long, ctx, parts)
 	if err != nil {
 		return 0, err
 	}
@@ -426,6 +540,7 @@ func (pl *Planner) sizeCount(long bool, ctx, lo, hi int, lambda float64) (int, e
 		iterCap := operatingIter(pt, st, pl.cfg.RhoMax)
 		budget = pl.cfg.SLO - float64(st.P99Iters+1)*iterCap
 		if !(budget > 0) {
+			lo, hi := parts.bounds()
 			return 0, fmt.Errorf("slo-ttft-p99 %.4g s is below the P99 prefill + one iteration of the pool (%d, %d]", pl.cfg.SLO, lo, hi)
 		}
 	}
@@ -441,14 +556,14 @@ func (pl *Planner) cellCost(b int, gamma float64) (float64, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	ns, err := pl.sizeCount(false, b, 0, b, sh.ap*c.Rate)
+	ns, err := pl.sizeCount(false, b, sh.short, sh.ap*c.Rate)
 	if err != nil {
 		return 0, 0, err
 	}
 	usd := float64(ns) * c.ShortGPU.CostPerHour * HoursPerYear
 	nl := 0
-	if sh.longLo >= 0 {
-		if nl, err = pl.sizeCount(true, c.LongCtx, sh.longLo, c.LongCtx, sh.lamL); err != nil {
+	if sh.long.n > 0 {
+		if nl, err = pl.sizeCount(true, c.LongCtx, sh.long, sh.lamL); err != nil {
 			return 0, 0, err
 		}
 		usd += float64(nl) * c.LongGPU.CostPerHour * HoursPerYear
@@ -601,7 +716,7 @@ func (pl *Planner) FleetOpt() (MethodPlan, error) {
 func (pl *Planner) Run(methods []string) (Plan, error) {
 	c := pl.cfg
 	out := Plan{Workload: pl.cal.CDF().Name, Rate: c.Rate, SLOTTFTP99S: c.SLO, RhoMax: c.RhoMax,
-		Calibration: c.Calibration, Timing: c.Timing, InputFraction: pl.cal.frac, ChunkTokens: pl.cal.chunk}
+		Calibration: c.Calibration, ShortCalibration: c.ShortCalibration, Timing: c.Timing, InputFraction: pl.cal.frac, ChunkTokens: pl.cal.chunk}
 	if c.Calibration == CalibMonteCarlo {
 		out.Samples, out.Seed = MCSamples, c.Seed
 	}

@@ -74,10 +74,11 @@ type paretoPoint struct {
 }
 
 type paretoReport struct {
-	Workload    string        `json:"workload"`
-	Rate        float64       `json:"rate"`
-	Calibration string        `json:"calibration"`
-	Points      []paretoPoint `json:"points"`
+	Workload         string        `json:"workload"`
+	Rate             float64       `json:"rate"`
+	Calibration      string        `json:"calibration"`
+	ShortCalibration string        `json:"short_calibration"`
+	Points           []paretoPoint `json:"points"`
 }
 
 func runPlan(args []string, stdout, stderr io.Writer) error {
@@ -93,6 +94,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	pc := fs.Float64("p-c", 1.0, "compressibility p_c: share of borderline requests C&R compresses, in [0, 1]")
 	rhoMax := fs.Float64("rho-max", pools.DefaultRhoMax, "utilization cap ρ_max, in (0, 1)")
 	calib := fs.String("calibration", pools.CalibExact, "service-time calibration: exact or montecarlo (3,000 samples)")
+	shortCal := fs.String("short-calibration", pools.ShortCalibMix, "C&R traffic model of retrofit/fleetopt pools: mix (short pool = plain (0,B] + compressed band with its full output; long pool = (γB,∞) + uncompressed band) or paper (FleetOpt Algorithm 1: short on (0,B], long on (γB,∞); use it to reproduce the paper)")
 	seed := fs.Uint64("seed", pools.DefaultSeed, "Monte Carlo seed (stream 'planner')")
 	timing := fs.String("timing", pools.DefaultTiming, "iteration-time preset: kv (W + H·(L/8192)·slots) or paper (W + H·slots)")
 	frac := fs.Float64("input-fraction", workload.DefaultInputFraction, "fixed split: L_in = floor(f·L), in (0, 1)")
@@ -181,6 +183,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	cfg := pools.Config{
 		Rate: *rate, SLO: slo, RhoMax: *rhoMax, ShortGPU: short, LongGPU: long, LongCtx: *longCtx,
 		BShort: *bShort, Gamma: *gamma, PC: *pc, Calibration: *calib, Seed: *seed, Timing: *timing, FixB: *fixB,
+		ShortCalibration: *shortCal,
 	}
 	if *rhoMax == 0 {
 		return badInput("--rho-max 0: must be in (0, 1)")
@@ -190,6 +193,9 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	if *seed == 0 {
 		return badInput("--seed 0: must be >= 1")
+	}
+	if *shortCal != pools.ShortCalibPaper && *shortCal != pools.ShortCalibMix {
+		return badInput("--short-calibration %q: allowed: mix, paper", *shortCal)
 	}
 	pl, err := pools.NewPlanner(cal, cfg)
 	if err != nil {
@@ -226,7 +232,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 
 // flagNames rewrites the planner's field names into the CLI's flag names.
 func flagNames(msg string) string {
-	for _, f := range []string{"rate", "slo-ttft-p99", "rho-max", "b-short", "gamma", "p-c", "calibration", "timing"} {
+	for _, f := range []string{"rate", "slo-ttft-p99", "rho-max", "b-short", "gamma", "p-c", "calibration", "short-calibration", "timing"} {
 		if strings.HasPrefix(msg, f+" ") {
 			return "--" + msg
 		}
@@ -261,7 +267,7 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 
 func runPareto(pl *pools.Planner, name string) (paretoReport, error) {
 	cfg := pl.Config()
-	rep := paretoReport{Workload: name, Rate: cfg.Rate, Calibration: cfg.Calibration}
+	rep := paretoReport{Workload: name, Rate: cfg.Rate, Calibration: cfg.Calibration, ShortCalibration: cfg.ShortCalibration}
 	feasible := 0
 	var firstErr error
 	for _, c := range pl.Sweep(pl.Candidates(), cfg.Gammas) {
@@ -308,8 +314,8 @@ func runPareto(pl *pools.Planner, name string) (paretoReport, error) {
 }
 
 func writeParetoTable(w io.Writer, rep paretoReport) error {
-	fmt.Fprintf(w, "workload %s, λ = %g req/s, calibration %s: cost / P99 TTFT frontier over %d (B, γ) cells\n\n",
-		rep.Workload, rep.Rate, rep.Calibration, len(rep.Points))
+	fmt.Fprintf(w, "workload %s, λ = %g req/s, calibration %s, short-calibration %s: cost / P99 TTFT frontier over %d (B, γ) cells\n\n",
+		rep.Workload, rep.Rate, rep.Calibration, rep.ShortCalibration, len(rep.Points))
 	front := make([]paretoPoint, 0)
 	for _, p := range rep.Points {
 		if p.Pareto {
@@ -334,8 +340,15 @@ func writePlanTable(w io.Writer, p pools.Plan) error {
 	if p.Samples > 0 {
 		cal = fmt.Sprintf("%s (%d samples, seed %d)", cal, p.Samples, p.Seed)
 	}
-	fmt.Fprintf(w, "workload %s, λ = %g req/s, P99 TTFT SLO %s, ρ_max %g\ncalibration %s, timing %s, L_in = floor(%g·L), chunk %d tokens\n\n",
-		p.Workload, p.Rate, slo, p.RhoMax, cal, p.Timing, p.InputFraction, p.ChunkTokens)
+	sc := p.ShortCalibration
+	switch sc {
+	case pools.ShortCalibMix:
+		sc += " (C&R pools calibrated on their post-compression traffic)"
+	case pools.ShortCalibPaper:
+		sc += " (FleetOpt Algorithm 1: short (0,B], long (γB,∞))"
+	}
+	fmt.Fprintf(w, "workload %s, λ = %g req/s, P99 TTFT SLO %s, ρ_max %g\ncalibration %s, timing %s, L_in = floor(%g·L), chunk %d tokens\nshort-calibration %s\n\n",
+		p.Workload, p.Rate, slo, p.RhoMax, cal, p.Timing, p.InputFraction, p.ChunkTokens, sc)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "method\tB_short\tγ\tpool\tgpu\tmax_ctx\tslots\tλ req/s\tμ_gpu req/s\tCs²\tGPUs\tutil\tP99 wait s\tP99 TTFT s\t")
 	for _, m := range p.Methods {

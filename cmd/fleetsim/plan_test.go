@@ -77,6 +77,7 @@ func TestPlanBadInput(t *testing.T) {
 		{[]string{"--method", "pr"}, "--b-short"},
 		{[]string{"--b-short", "4096", "--format", "yaml"}, "--format"},
 		{[]string{"--b-short", "4096", "--calibration", "mc"}, "calibration"},
+		{[]string{"--b-short", "4096", "--short-calibration", "both"}, "--short-calibration"},
 	}
 	for _, tt := range tests {
 		code, out, errs := runCLI(t, append([]string{"plan"}, tt.args...)...)
@@ -88,6 +89,63 @@ func TestPlanBadInput(t *testing.T) {
 		}
 		if lines := strings.Count(strings.TrimRight(errs, "\n"), "\n"); lines != 0 || !strings.Contains(errs, tt.want) {
 			t.Errorf("%v: stderr %q, want one line naming %q", tt.args, errs, tt.want)
+		}
+	}
+}
+
+// TestPlanShortCalibration: the default is mix, named in the JSON (plan and
+// every method) and in the table header; --short-calibration paper gives
+// the FleetOpt Table 3 fleets of docs/planner.md §6 (retrofit 48 + 45,
+// FleetOpt 49 + 1) and mix the larger short pools that hold up in
+// simulation (78 + 45, 92 + 1; docs/planner.md "Checked by simulation").
+func TestPlanShortCalibration(t *testing.T) {
+	want := map[string]map[string][2]int{
+		"":      {"retrofit": {78, 45}, "fleetopt": {92, 1}},
+		"mix":   {"retrofit": {78, 45}, "fleetopt": {92, 1}},
+		"paper": {"retrofit": {48, 45}, "fleetopt": {49, 1}},
+	}
+	for sc, counts := range want {
+		base := []string{"plan", "--workload", "azure", "--rate", "1000", "--b-short", "4096", "--gpu", "a100",
+			"--method", "pr,retrofit,fleetopt", "--fix-b"}
+		if sc != "" {
+			base = append(base, "--short-calibration", sc)
+		}
+		code, out, errs := runCLI(t, append(base, "--format", "json")...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", sc, code, errs)
+		}
+		var p pools.Plan
+		if err := json.Unmarshal([]byte(out), &p); err != nil {
+			t.Fatal(err)
+		}
+		model := sc
+		if model == "" {
+			model = pools.ShortCalibMix
+		}
+		if p.ShortCalibration != model || !strings.Contains(out, `"short_calibration": "`+model+`"`) {
+			t.Errorf("%q: plan short_calibration %q", sc, p.ShortCalibration)
+		}
+		for _, m := range p.Methods {
+			if m.ShortCalibration != model {
+				t.Errorf("%q %s: short_calibration %q", sc, m.Method, m.ShortCalibration)
+			}
+			if m.Method == pools.MethodPR {
+				if m.Pools[0].GPUs != 44 || m.Pools[1].GPUs != 131 {
+					t.Errorf("%q pr: %d + %d, want 44 + 131 (issue #3)", sc, m.Pools[0].GPUs, m.Pools[1].GPUs)
+				}
+				continue
+			}
+			w := counts[m.Method]
+			if m.Pools[0].GPUs != w[0] || m.Pools[1].GPUs != w[1] {
+				t.Errorf("%q %s: %d + %d, want %d + %d", sc, m.Method, m.Pools[0].GPUs, m.Pools[1].GPUs, w[0], w[1])
+			}
+			if hasMix := len(m.Pools[0].Mix) == 2; hasMix != (model == pools.ShortCalibMix) {
+				t.Errorf("%q %s: short pool mix %+v", sc, m.Method, m.Pools[0].Mix)
+			}
+		}
+		code, tab, _ := runCLI(t, base...)
+		if code != 0 || !strings.Contains(tab, "short-calibration "+model) {
+			t.Errorf("%q: table header lacks the model (exit %d):\n%s", sc, code, tab)
 		}
 	}
 }

@@ -1,0 +1,349 @@
+package pools
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/fleetsim/fleetsim/workload"
+)
+
+// This file calibrates a pool whose traffic is a mixture of CDF slices, some
+// of them compressed by compress-and-route (FleetOpt §5): the post-C&R
+// traffic the pools of a retrofit or FleetOpt fleet really receive. The
+// paper's Algorithm 1 calibrates the short pool on (0, B] only; a compressed
+// band request keeps its whole output L_out and has its prompt cut to
+// T_c = B − L_out tokens, so its service time (ceil(L_in'/C) + L_out)·t_iter
+// is several times a plain short request's (docs/planner.md §4).
+
+// Short-pool calibration models (Config.ShortCalibration).
+const (
+	// ShortCalibPaper is FleetOpt Algorithm 1: the short pool is calibrated
+	// on (0, B] and the long pool on (γB, ∞), whatever C&R does to the band.
+	ShortCalibPaper = "paper"
+	// ShortCalibMix calibrates each pool on the traffic it receives after
+	// C&R: the short pool on (0, B] (weight α) mixed with the compressed
+	// band (B, γB] (weight β·p_c, prompt cut to B − L_out); the long pool on
+	// (γB, ∞) mixed with the uncompressed band (weight β·(1 − p_c)).
+	ShortCalibMix = "mix"
+)
+
+// DefaultShortCalibration is the model a zero Config.ShortCalibration
+// takes: the paper's, so library callers reproducing the papers keep their
+// numbers. The fleetsim plan command defaults to ShortCalibMix instead
+// (docs/planner.md §4 gives the reasons).
+const DefaultShortCalibration = ShortCalibPaper
+
+// SlicePart is one component of a pool's traffic: the requests with total
+// length L in (Lo, Hi] of the CDF, each with its CDF probability times
+// Scale. With CompressTo > 0 the requests are compressed as C&R does: the
+// output L_out is kept and the prompt is cut to T_c = CompressTo − L_out
+// tokens, L_in' = min(L_in, T_c), so the request is served with
+// L_in' + L_out tokens (= CompressTo for L > CompressTo). A compressed part
+// needs Lo >= CompressTo and T_c >= 1 for every length in it.
+type SlicePart struct {
+	Lo, Hi     int     // length slice (Lo, Hi], tokens
+	Scale      float64 // weight per unit of CDF probability, in (0, 1] (p_c, 1 − p_c or 1)
+	CompressTo int     // 0: served as is; > 0: C&R budget B (T_c = B − L_out)
+}
+
+// MixPart is a SlicePart as reported in a plan, with its share of the
+// pool's traffic.
+type MixPart struct {
+	Lo         int     `json:"lo"`                    // slice (lo, hi], tokens
+	Hi         int     `json:"hi"`                    //
+	Share      float64 `json:"share"`                 // fraction of the pool's requests
+	CompressTo int     `json:"compress_to,omitempty"` // C&R budget B: prompt cut to B − L_out
+}
+
+// served returns L_in', L_out and the prefill iterations of length L in
+// part p.
+func (cal *Calibrator) served(L int, p SlicePart) (in, out, c int) {
+	in, out = workload.SplitFixed(L, cal.frac)
+	if p.CompressTo > 0 {
+		in = min(in, p.CompressTo-out)
+	}
+	c = (in + cal.chunk - 1) / cal.chunk
+	return in, out, c
+}
+
+// maxCompressible returns the largest L whose output leaves a prompt budget
+// T_c = b − L_out >= 1 (L_out is non-decreasing in L), capped at hi.
+func (cal *Calibrator) maxCompressible(b, hi int) int {
+	ok := func(L int) bool { _, out := workload.SplitFixed(L, cal.frac); return b-out >= 1 }
+	// Largest L in [b, hi] with ok(L); ok(b) holds for b >= 2.
+	n := sortSearch(b, hi+1, func(L int) bool { return !ok(L) })
+	return n - 1
+}
+
+// sortSearch returns the smallest x in [lo, hi) with f(x) true (f monotone
+// false → true), or hi.
+func sortSearch(lo, hi int, f func(int) bool) int {
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if f(m) {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
+}
+
+// normalizeParts clips parts to the CDF, drops those without mass, merges
+// adjacent uncompressed parts of equal scale and checks them. It returns the
+// parts and each one's mass (Scale·P(Lo < L <= Hi)).
+func (cal *Calibrator) normalizeParts(parts []SlicePart) ([]SlicePart, []float64, error) {
+	var out []SlicePart
+	maxT := cal.cdf.Max()
+	for _, p := range parts {
+		if p.Lo < 0 || p.Hi <= p.Lo {
+			return nil, nil, fmt.Errorf("CDF slice (%d, %d] tokens: want 0 <= lo < hi", p.Lo, p.Hi)
+		}
+		if !(p.Scale >= 0 && p.Scale <= 1) {
+			return nil, nil, fmt.Errorf("slice (%d, %d] scale %v: must be in [0, 1]", p.Lo, p.Hi, p.Scale)
+		}
+		p.Hi = min(p.Hi, maxT)
+		if p.Hi <= p.Lo || p.Scale == 0 || !(cal.F(p.Hi)-cal.F(p.Lo) > 0) {
+			continue
+		}
+		if p.CompressTo > 0 {
+			if p.Lo < p.CompressTo {
+				return nil, nil, fmt.Errorf("compressed slice (%d, %d]: starts below its budget %d tokens", p.Lo, p.Hi, p.CompressTo)
+			}
+			if top := cal.maxCompressible(p.CompressTo, p.Hi); top < p.Hi {
+				return nil, nil, fmt.Errorf("compressed slice (%d, %d]: a request of %d tokens keeps an output of %d or more, leaving no prompt budget under %d tokens",
+					p.Lo, p.Hi, top+1, p.CompressTo, p.CompressTo)
+			}
+		}
+		if n := len(out); n > 0 && p.CompressTo == 0 && out[n-1].CompressTo == 0 && out[n-1].Scale == p.Scale && out[n-1].Hi == p.Lo {
+			out[n-1].Hi = p.Hi
+			continue
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, nil, fmt.Errorf("pool traffic of %q is empty (no requests in its slices)", cal.cdf.Name)
+	}
+	mass := make([]float64, len(out))
+	for i, p := range out {
+		mass[i] = p.Scale * (cal.F(p.Hi) - cal.F(p.Lo))
+	}
+	return out, mass, nil
+}
+
+// plainOne reports whether parts are one uncompressed slice: such a pool is
+// calibrated by Exact / MonteCarlo themselves, so a mixture that reduces to
+// one slice gives bit-identical numbers.
+func plainOne(parts []SlicePart) bool { return len(parts) == 1 && parts[0].CompressTo == 0 }
+
+// compressedSums returns the probability-weighted term sums of compressed
+// part p (each length's own probability, not scaled), summing directly over
+// its lengths: O(Hi − Lo). The length term l is the served length.
+func (cal *Calibrator) compressedSums(p SlicePart) sums {
+	var s sums
+	for i := cal.bucketOf(p.Lo + 1); i < len(cal.hi) && cal.lo[i] < p.Hi; i++ {
+		w := cal.p[i]
+		if w == 0 {
+			continue
+		}
+		var b sums
+		for L := max(cal.lo[i], p.Lo) + 1; L <= min(cal.hi[i], p.Hi); L++ {
+			in, out, c := cal.served(L, p)
+			k := float64(c + out)
+			l := float64(in + out)
+			cf := float64(c)
+			b.one++
+			b.l += l
+			b.k += k
+			b.kl += k * l
+			b.kll += k * l * l
+			b.k2 += k * k
+			b.k2l += k * k * l
+			b.k2ll += k * k * l * l
+			b.c += cf
+			b.cl += cf * l
+		}
+		s.addScaled(b, w)
+	}
+	return s
+}
+
+// ExactMix returns the exact service-time statistics of a pool serving the
+// mixture of parts with timing pt. MeanLen, KVLen and P99Len are served
+// lengths (L_in' + L_out). P99Len and P99Iters are the 99th percentiles of
+// the served length and of the prefill iterations, each over the whole
+// mixture (they may belong to different requests; the P99 prefill time
+// P99Iters·t_iter(P99Len) bounds the true one from above). A mixture of one
+// uncompressed slice gives exactly Exact's numbers (Mass scaled).
+func (cal *Calibrator) ExactMix(parts []SlicePart, pt PoolTiming) (ServiceStats, error) {
+	parts, mass, err := cal.normalizeParts(parts)
+	if err != nil {
+		return ServiceStats{}, err
+	}
+	if plainOne(parts) {
+		st, err := cal.Exact(parts[0].Lo, parts[0].Hi, pt)
+		st.Mass *= parts[0].Scale
+		return st, err
+	}
+	var s sums
+	total := 0.0
+	for i, p := range parts {
+		total += mass[i]
+		if p.CompressTo == 0 {
+			s.addScaled(cal.sliceSums(p.Lo, p.Hi), p.Scale)
+		} else {
+			s.addScaled(cal.compressedSums(p), p.Scale)
+		}
+	}
+	w, g := pt.iterCoef()
+	m := s.one
+	es := (w*s.k + g*s.kl) / m
+	es2 := (w*w*s.k2 + 2*w*g*s.k2l + g*g*s.k2ll) / m
+	st := ServiceStats{Method: CalibExact, Mass: total, MeanS: es, VarS: max(es2-es*es, 0)}
+	st.Cs2 = st.VarS / (es * es)
+	st.MuGPU = float64(pt.Slots) / es
+	st.MeanPrefill = (w*s.c + g*s.cl) / m
+	st.MeanLen = s.l / m
+	st.KVLen = (w*s.kl + g*s.kll) / m / es
+	st.P99Len = cal.mixQuantileLen(parts, mass, total, 0.99)
+	st.P99Iters = cal.mixQuantileIters(parts, total, 0.99)
+	st.IterAtP99Len = w + g*float64(st.P99Len)
+	st.P99Prefill = float64(st.P99Iters) * st.IterAtP99Len
+	return st, nil
+}
+
+// mixQuantileLen returns the smallest served length x with
+// P(served <= x) >= q over the mixture. Served lengths are non-decreasing
+// in L: L itself in a plain part, CompressTo in a compressed one.
+func (cal *Calibrator) mixQuantileLen(parts []SlicePart, mass []float64, total, q float64) int {
+	cdfAt := func(x int) float64 {
+		f := 0.0
+		for i, p := range parts {
+			switch {
+			case p.CompressTo > 0:
+				if x >= p.CompressTo {
+					f += mass[i]
+				}
+			case x > p.Lo:
+				f += p.Scale * (cal.F(min(x, p.Hi)) - cal.F(p.Lo))
+			}
+		}
+		return f
+	}
+	target := q * total * (1 - 1e-12)
+	return sortSearch(1, cal.cdf.Max()+1, func(x int) bool { return cdfAt(x) >= target })
+}
+
+// mixQuantileIters returns the smallest j with P(prefill iterations <= j)
+// >= q over the mixture. The iterations ceil(L_in/C) are non-decreasing in
+// L in a plain part and ceil((B − L_out)/C) non-increasing in a compressed
+// one, so each part's mass below j is one binary search.
+func (cal *Calibrator) mixQuantileIters(parts []SlicePart, total, q float64) int {
+	iters := func(L int, p SlicePart) int { _, _, c := cal.served(L, p); return c }
+	cdfAt := func(j int) float64 {
+		f := 0.0
+		for _, p := range parts {
+			if p.CompressTo == 0 {
+				// first L in (Lo, Hi] with iters > j
+				x := sortSearch(p.Lo+1, p.Hi+1, func(L int) bool { return iters(L, p) > j })
+				f += p.Scale * (cal.F(x-1) - cal.F(p.Lo))
+			} else {
+				// first L in (Lo, Hi] with iters <= j
+				x := sortSearch(p.Lo+1, p.Hi+1, func(L int) bool { return iters(L, p) <= j })
+				if x <= p.Hi {
+					f += p.Scale * (cal.F(p.Hi) - cal.F(x-1))
+				}
+			}
+		}
+		return f
+	}
+	target := q * total * (1 - 1e-12)
+	maxJ := (cal.cdf.Max() + cal.chunk - 1) / cal.chunk
+	return sortSearch(0, maxJ+1, func(j int) bool { return cdfAt(j) >= target })
+}
+
+// MonteCarloMix estimates the statistics of the mixture of parts from n
+// draws with a fresh random source of stream workload.StreamPlanner seeded
+// with seed: each draw picks a part with probability proportional to its
+// mass (one Float64), then a length from the part's slice (inverse
+// transform). Variance divides by n; P99Len and P99Iters are nearest-rank
+// percentiles of the served length and of the prefill iterations. A mixture
+// of one uncompressed slice gives exactly MonteCarlo's numbers.
+func (cal *Calibrator) MonteCarloMix(parts []SlicePart, pt PoolTiming, n int, seed uint64) (ServiceStats, error) {
+	parts, mass, err := cal.normalizeParts(parts)
+	if err != nil {
+		return ServiceStats{}, err
+	}
+	if plainOne(parts) {
+		st, err := cal.MonteCarlo(parts[0].Lo, parts[0].Hi, pt, n, seed)
+		st.Mass *= parts[0].Scale
+		return st, err
+	}
+	if n < 2 {
+		return ServiceStats{}, fmt.Errorf("Monte Carlo samples %d: must be >= 2", n)
+	}
+	subs := make([]*workload.CDF, len(parts))
+	cum := make([]float64, len(parts))
+	total := 0.0
+	for i, p := range parts {
+		if subs[i], err = cal.cdf.Restrict(p.Lo, p.Hi); err != nil {
+			return ServiceStats{}, err
+		}
+		total += mass[i]
+		cum[i] = total
+	}
+	r := workload.NewRand(seed, workload.StreamPlanner)
+	w, g := pt.iterCoef()
+	var sumS, sumS2, sumPre, sumL, sumSL float64
+	lens := make([]int, n)
+	its := make([]int, n)
+	for i := range n {
+		u := r.Float64() * total
+		k := min(sort1(cum, u), len(parts)-1)
+		L := subs[k].Sample(r)
+		in, out, c := cal.served(L, parts[k])
+		sl := in + out
+		lens[i], its[i] = sl, c
+		t := w + g*float64(sl)
+		s := float64(c+out) * t
+		sumS += s
+		sumS2 += s * s
+		sumPre += float64(c) * t
+		sumL += float64(sl)
+		sumSL += s * float64(sl)
+	}
+	fn := float64(n)
+	es := sumS / fn
+	st := ServiceStats{Method: CalibMonteCarlo, Mass: total, MeanS: es, VarS: max(sumS2/fn-es*es, 0)}
+	st.Cs2 = st.VarS / (es * es)
+	st.MuGPU = float64(pt.Slots) / es
+	st.MeanPrefill = sumPre / fn
+	st.MeanLen = sumL / fn
+	st.KVLen = sumSL / sumS
+	slices.Sort(lens)
+	slices.Sort(its)
+	rank := int(math.Ceil(0.99*fn)) - 1 // nearest rank
+	st.P99Len = lens[rank]
+	st.P99Iters = its[rank]
+	st.IterAtP99Len = w + g*float64(st.P99Len)
+	st.P99Prefill = float64(st.P99Iters) * st.IterAtP99Len
+	return st, nil
+}
+
+// sort1 returns the first index i with u < cum[i].
+func sort1(cum []float64, u float64) int {
+	return sortSearch(0, len(cum), func(i int) bool { return u < cum[i] })
+}
+
+// CalibrateMix dispatches on method (CalibExact or CalibMonteCarlo) for a
+// mixture of slices.
+func (cal *Calibrator) CalibrateMix(method string, parts []SlicePart, pt PoolTiming, seed uint64) (ServiceStats, error) {
+	switch method {
+	case CalibExact, "":
+		return cal.ExactMix(parts, pt)
+	case CalibMonteCarlo:
+		return cal.MonteCarloMix(parts, pt, MCSamples, seed)
+	}
+	return ServiceStats{}, fmt.Errorf("calibration %q: allowed exact, montecarlo", method)
+}

@@ -1,0 +1,359 @@
+package pools
+
+import (
+	"math"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/fleetsim/fleetsim/workload"
+)
+
+// bruteMix is the reference for ExactMix: it walks every integer length of
+// every part with its own bucket walk, split and C&R rule (the router's:
+// T_c = B − L_out, L_in' = min(L_in, T_c); router/budget.go), and returns
+// E[S], Cs², and the 99th percentiles of the served length and of the
+// prefill iterations by sorting the weighted atoms.
+func bruteMix(c *workload.CDF, parts []SlicePart, pt PoolTiming) (mean, cs2 float64, p99Len, p99It int) {
+	type atom struct {
+		w      float64
+		v      int
+		isIter bool
+	}
+	var m0, m1, m2 float64
+	var lens, its []atom
+	for _, p := range parts {
+		prevT, prevF := 0, 0.0
+		for _, q := range c.Points {
+			w := (q.F - prevF) / float64(q.Tokens-prevT) * p.Scale
+			for L := prevT + 1; L <= q.Tokens; L++ {
+				if L <= p.Lo || L > p.Hi || w == 0 {
+					continue
+				}
+				in := max(int(math.Floor(0.8*float64(L)+1e-9)), 1)
+				out := L - in
+				if out < 1 { // both parts >= 1 (workload.SplitFixed)
+					out, in = 1, max(1, L-1)
+				}
+				if p.CompressTo > 0 {
+					in = min(in, p.CompressTo-out)
+				}
+				chunks := (in + 511) / 512
+				served := L // the calibrator's length term (L = 1 is split 1 + 1)
+				if p.CompressTo > 0 {
+					served = in + out
+				}
+				t := pt.W + pt.H*float64(pt.Slots)
+				if pt.Preset == TimingKV {
+					t = pt.W + pt.H*float64(served)/float64(pt.CalibCtx)*float64(pt.Slots)
+				}
+				s := float64(chunks+out) * t
+				m0 += w
+				m1 += w * s
+				m2 += w * s * s
+				lens = append(lens, atom{w, served, false})
+				its = append(its, atom{w, chunks, true})
+			}
+			prevT, prevF = q.Tokens, q.F
+		}
+	}
+	mean = m1 / m0
+	cs2 = (m2/m0 - mean*mean) / (mean * mean)
+	q99 := func(a []atom) int {
+		slices.SortFunc(a, func(x, y atom) int { return x.v - y.v })
+		acc := 0.0
+		for i, x := range a {
+			acc += x.w
+			if acc >= 0.99*m0*(1-1e-12) && (i == len(a)-1 || a[i+1].v != x.v) {
+				return x.v
+			}
+		}
+		return a[len(a)-1].v
+	}
+	return mean, cs2, q99(lens), q99(its)
+}
+
+func TestExactMixMatchesBruteForce(t *testing.T) {
+	g, _ := LookupGPU("a100")
+	cases := []struct {
+		workload string
+		b        int
+		gamma    float64
+		pc       float64
+	}{
+		{"azure", 4096, 1.5, 1}, {"azure", 4096, 2.0, 1}, {"azure", 4096, 1.5, 0.6},
+		{"lmsys", 1536, 2.0, 1}, {"agent-heavy", 8192, 1.5, 0.75}, {"azure", 3000, 1.37, 0.5}, // mid-bucket bounds
+	}
+	for _, cs := range cases {
+		c := mustCDF(t, cs.workload)
+		cal := mustCal(t, c)
+		gb := int(math.Floor(cs.gamma * float64(cs.b)))
+		for _, preset := range []string{TimingKV, TimingPaper} {
+			pt, _ := PoolTimingOf(g, cs.b, preset)
+			parts := []SlicePart{{0, cs.b, 1, 0}, {cs.b, gb, cs.pc, cs.b}}
+			got, err := cal.ExactMix(parts, pt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mean, cs2, l99, i99 := bruteMix(c, parts, pt)
+			if rel := math.Abs(got.MeanS-mean) / mean; rel > 1e-9 {
+				t.Errorf("%+v %s: E[S] %v, brute force %v", cs, preset, got.MeanS, mean)
+			}
+			if math.Abs(got.Cs2-cs2) > 1e-7*max(1, cs2) {
+				t.Errorf("%+v %s: Cs² %v, brute force %v", cs, preset, got.Cs2, cs2)
+			}
+			if got.P99Len != l99 || got.P99Iters != i99 {
+				t.Errorf("%+v %s: P99 served length %d, iterations %d; brute force %d, %d", cs, preset, got.P99Len, got.P99Iters, l99, i99)
+			}
+			wantMass := c.Prob(0, cs.b) + cs.pc*c.Prob(cs.b, gb)
+			if math.Abs(got.Mass-wantMass) > 1e-12 {
+				t.Errorf("%+v: mass %v, want %v", cs, got.Mass, wantMass)
+			}
+			// Long-pool mixture: uncompressed band (1 − p_c) + above γB.
+			lpt, _ := PoolTimingOf(g, 65536, preset)
+			lparts := []SlicePart{{cs.b, gb, 1 - cs.pc, 0}, {gb, 65536, 1, 0}}
+			if cs.pc == 1 {
+				continue
+			}
+			lg, err := cal.ExactMix(lparts, lpt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mean, cs2, l99, i99 = bruteMix(c, lparts, lpt)
+			if rel := math.Abs(lg.MeanS-mean) / mean; rel > 1e-9 || math.Abs(lg.Cs2-cs2) > 1e-7*max(1, cs2) {
+				t.Errorf("%+v %s long: E[S] %v Cs² %v, brute force %v %v", cs, preset, lg.MeanS, lg.Cs2, mean, cs2)
+			}
+			if lg.P99Len != l99 || lg.P99Iters != i99 {
+				t.Errorf("%+v %s long: P99 %d/%d, brute force %d/%d", cs, preset, lg.P99Len, lg.P99Iters, l99, i99)
+			}
+		}
+	}
+}
+
+func TestCompressedRequestIsServedAtB(t *testing.T) {
+	// A compressed request keeps L_out and is served with exactly B tokens:
+	// L = 6,000 → L_in = 4,800, L_out = 1,200; T_c = 4,096 − 1,200 = 2,896.
+	cal := mustCal(t, mustCDF(t, "azure"))
+	in, out, c := cal.served(6000, SlicePart{Lo: 4096, Hi: 6144, Scale: 1, CompressTo: 4096})
+	if in != 2896 || out != 1200 || c != 6 {
+		t.Errorf("served(6000) = %d, %d, %d chunks; want 2896, 1200, 6", in, out, c)
+	}
+}
+
+// mixPlans returns the paper and mix plans of the same configuration.
+func mixPlans(t *testing.T, wl string, cfg Config, methods ...string) (paper, mix Plan) {
+	t.Helper()
+	cfg.ShortCalibration = ShortCalibPaper
+	paper, err := newPlanner(t, wl, cfg).Run(methods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ShortCalibration = ShortCalibMix
+	mix, err = newPlanner(t, wl, cfg).Run(methods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return paper, mix
+}
+
+// sameButModel compares two method plans field by field, ignoring the
+// ShortCalibration label.
+func sameButModel(a, b MethodPlan) bool {
+	a.ShortCalibration, b.ShortCalibration = "", ""
+	return reflect.DeepEqual(a, b)
+}
+
+func TestMixEqualsPaperWithoutCompression(t *testing.T) {
+	for _, w := range paperPR {
+		for _, calib := range []string{CalibExact, CalibMonteCarlo} {
+			// γ = 1: no band, nothing to compress: the whole plan is the
+			// paper's, bit for bit.
+			base := Config{BShort: w.bShort, PC: w.pc, Calibration: calib, Gamma: 1, FixB: true, Gammas: []float64{1}}
+			p, m := mixPlans(t, w.workload, base, MethodPR, MethodRetrofit, MethodFleetOpt)
+			for i := range p.Methods {
+				if !sameButModel(p.Methods[i], m.Methods[i]) {
+					t.Errorf("%s %s γ = 1: mix differs from paper:\n%+v\n%+v", w.workload, p.Methods[i].Method, p.Methods[i], m.Methods[i])
+				}
+			}
+			// p_c = 0: the short pool is the paper's exactly; the long pool
+			// receives the whole band (B, ∞), so the fleet is PR's exactly.
+			base = Config{BShort: w.bShort, PC: 0, Gamma: 1.5, Calibration: calib}
+			p, m = mixPlans(t, w.workload, base, MethodPR, MethodRetrofit)
+			ps, ms := p.Methods[1].Pools[0], m.Methods[1].Pools[0]
+			if !reflect.DeepEqual(ps, ms) {
+				t.Errorf("%s %s p_c = 0: short pool differs:\n%+v\n%+v", w.workload, calib, ps, ms)
+			}
+			pr, rf := m.Methods[0], m.Methods[1]
+			if !reflect.DeepEqual(pr.Pools, rf.Pools) {
+				t.Errorf("%s %s p_c = 0: mix retrofit %+v is not the PR fleet %+v", w.workload, calib, rf.Pools, pr.Pools)
+			}
+			if p.ShortCalibration != ShortCalibPaper || m.ShortCalibration != ShortCalibMix || m.Methods[1].ShortCalibration != ShortCalibMix {
+				t.Errorf("labels %q %q %q", p.ShortCalibration, m.ShortCalibration, m.Methods[1].ShortCalibration)
+			}
+		}
+	}
+}
+
+func TestMixShortPoolNeedsMoreGPUs(t *testing.T) {
+	// Azure, λ = 1,000, B = 4,096, A100, p_c = 1. Paper counts: FleetOpt
+	// Table 3 as reproduced in docs/planner.md §6 (retrofit 48 + 45, FleetOpt
+	// γ* 2.0 49 + 1). Mix counts: this model, checked by simulation in
+	// docs/planner.md "Checked by simulation" (the paper's short pools are
+	// overloaded there, the mix ones are not).
+	p, m := mixPlans(t, "azure", Config{BShort: 4096, PC: 1, Gamma: 1.5, FixB: true}, MethodRetrofit, MethodFleetOpt)
+	want := []struct {
+		method                 string
+		gamma                  float64
+		paperS, paperL         int
+		mixS, mixL             int
+		mixCompressedShareLow  float64
+		mixCompressedShareHigh float64
+	}{
+		{MethodRetrofit, 1.5, 48, 45, 78, 45, 0.07, 0.09},
+		{MethodFleetOpt, 2.0, 49, 1, 92, 1, 0.09, 0.11},
+	}
+	for i, w := range want {
+		pm, mm := p.Methods[i], m.Methods[i]
+		if pm.Gamma != w.gamma || mm.Gamma != w.gamma {
+			t.Errorf("%s: γ %v (paper) %v (mix), want %v", w.method, pm.Gamma, mm.Gamma, w.gamma)
+		}
+		if pm.Pools[0].GPUs != w.paperS || pm.Pools[1].GPUs != w.paperL {
+			t.Errorf("%s paper: %d + %d, want %d + %d", w.method, pm.Pools[0].GPUs, pm.Pools[1].GPUs, w.paperS, w.paperL)
+		}
+		if mm.Pools[0].GPUs != w.mixS || mm.Pools[1].GPUs != w.mixL {
+			t.Errorf("%s mix: %d + %d, want %d + %d", w.method, mm.Pools[0].GPUs, mm.Pools[1].GPUs, w.mixS, w.mixL)
+		}
+		if !(mm.Pools[0].GPUs > pm.Pools[0].GPUs) || !(mm.Pools[0].MeanServiceS > 1.5*pm.Pools[0].MeanServiceS) {
+			t.Errorf("%s: mix short pool %d GPUs, E[S] %v s not above paper's %d, %v s", w.method, mm.Pools[0].GPUs, mm.Pools[0].MeanServiceS, pm.Pools[0].GPUs, pm.Pools[0].MeanServiceS)
+		}
+		if mm.AlphaPrime != pm.AlphaPrime || mm.Pools[0].ArrivalRate != pm.Pools[0].ArrivalRate {
+			t.Errorf("%s: traffic split changed: α′ %v vs %v", w.method, mm.AlphaPrime, pm.AlphaPrime)
+		}
+		mix := mm.Pools[0].Mix
+		if len(mix) != 2 || mix[1].CompressTo != 4096 || mix[1].Share < w.mixCompressedShareLow || mix[1].Share > w.mixCompressedShareHigh {
+			t.Errorf("%s: short-pool mix %+v", w.method, mix)
+		}
+		if pm.Pools[0].Mix != nil {
+			t.Errorf("%s paper: mix reported %+v", w.method, pm.Pools[0].Mix)
+		}
+	}
+	// The same holds on the other workloads (mix short pool strictly larger).
+	for _, w := range paperPR[1:] {
+		p, m := mixPlans(t, w.workload, Config{BShort: w.bShort, PC: w.pc, Gamma: 1.5}, MethodRetrofit)
+		if !(m.Methods[0].Pools[0].GPUs > p.Methods[0].Pools[0].GPUs) {
+			t.Errorf("%s retrofit: mix short %d GPUs, paper %d", w.workload, m.Methods[0].Pools[0].GPUs, p.Methods[0].Pools[0].GPUs)
+		}
+	}
+}
+
+func TestMixMonteCarloAgreesWithExact(t *testing.T) {
+	// Monte Carlo's mean service time must be within 3 standard errors
+	// (sqrt(Var[S]/n), exact Var) of the exact one at the planner's default
+	// seed, for the short pool's mixture and the long pool's (p_c < 1). Over
+	// seeds 1..100 the z-scores must look like a standard normal's: mean
+	// within 3/sqrt(100) of 0 and at most 3 of 100 beyond 3 s.e. (expected
+	// 0.27; one 3,000-sample draw in ~400 is, e.g. Azure γ = 2 seed 2 at
+	// z = 3.06, so a test over a few fixed seeds would test luck).
+	g, _ := LookupGPU("a100")
+	cases := []struct {
+		workload string
+		b        int
+		gamma    float64
+		pc       float64
+	}{
+		{"azure", 4096, 1.5, 1}, {"azure", 4096, 2.0, 1}, {"lmsys", 1536, 1.5, 1}, {"agent-heavy", 8192, 1.5, 0.75},
+	}
+	for _, cs := range cases {
+		cal := mustCal(t, mustCDF(t, cs.workload))
+		gb := int(math.Floor(cs.gamma * float64(cs.b)))
+		for _, pool := range []struct {
+			ctx   int
+			parts []SlicePart
+		}{
+			{cs.b, []SlicePart{{0, cs.b, 1, 0}, {cs.b, gb, cs.pc, cs.b}}},
+			{65536, []SlicePart{{cs.b, gb, 1 - cs.pc, 0}, {gb, 65536, 1, 0}}},
+		} {
+			if pool.ctx == 65536 && cs.pc == 1 {
+				continue
+			}
+			pt, _ := PoolTimingOf(g, pool.ctx, TimingKV)
+			ex, err := cal.CalibrateMix(CalibExact, pool.parts, pt, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			se := math.Sqrt(ex.VarS / MCSamples)
+			z := func(seed uint64) float64 {
+				mc, err := cal.CalibrateMix(CalibMonteCarlo, pool.parts, pt, seed)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if mc.Method != CalibMonteCarlo {
+					t.Errorf("method %q", mc.Method)
+				}
+				return (mc.MeanS - ex.MeanS) / se
+			}
+			if z42 := z(DefaultSeed); math.Abs(z42) > 3 {
+				t.Errorf("%+v ctx %d seed 42: MC E[S] off by %.2f s.e. (exact %v)", cs, pool.ctx, z42, ex.MeanS)
+			}
+			const n = 100
+			sum, beyond := 0.0, 0
+			for seed := uint64(1); seed <= n; seed++ {
+				v := z(seed)
+				sum += v
+				if math.Abs(v) > 3 {
+					beyond++
+				}
+			}
+			if m := sum / n; math.Abs(m) > 3/math.Sqrt(n) || beyond > 3 {
+				t.Errorf("%+v ctx %d: over %d seeds mean z %.3f, %d beyond 3 s.e.", cs, pool.ctx, n, m, beyond)
+			}
+			again, _ := cal.CalibrateMix(CalibMonteCarlo, pool.parts, pt, 42)
+			first, _ := cal.CalibrateMix(CalibMonteCarlo, pool.parts, pt, 42)
+			if again != first {
+				t.Errorf("same seed, different stats")
+			}
+		}
+	}
+}
+
+func TestMixAcceptanceNumbersUnchanged(t *testing.T) {
+	// Issue #3's acceptance (PR, γ = 1) under both models: exact Azure
+	// 44 + 131, LMSYS 7 + 76, agent-heavy 232 + 2,039.
+	for _, sc := range []string{ShortCalibPaper, ShortCalibMix} {
+		for _, w := range paperPR {
+			m, err := newPlanner(t, w.workload, Config{BShort: w.bShort, PC: w.pc, ShortCalibration: sc}).PR()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Pools[0].GPUs != w.exactS || m.Pools[1].GPUs != w.exactL {
+				t.Errorf("%s %s PR: %d + %d, want %d + %d (issue #3)", sc, w.workload, m.Pools[0].GPUs, m.Pools[1].GPUs, w.exactS, w.exactL)
+			}
+		}
+	}
+}
+
+func TestMixErrors(t *testing.T) {
+	cal := mustCal(t, mustCDF(t, "azure"))
+	pt := PoolTiming{W: 0.008, H: 0.00065, CalibCtx: 8192, Slots: 256, Preset: TimingKV}
+	for _, parts := range [][]SlicePart{
+		{{Lo: 16384, Hi: 65536, Scale: 1}},                  // empty (azure ends at 16,384)
+		{{Lo: 10, Hi: 5, Scale: 1}},                         // hi <= lo
+		{{Lo: 0, Hi: 4096, Scale: 1.5}},                     // scale > 1
+		{{Lo: 2000, Hi: 6000, Scale: 1, CompressTo: 4096}},  // starts below its budget
+		{{Lo: 1000, Hi: 16000, Scale: 1, CompressTo: 1000}}, // L_out >= B above 5,000
+	} {
+		if _, err := cal.ExactMix(parts, pt); err == nil {
+			t.Errorf("%+v: no error", parts)
+		}
+		if _, err := cal.MonteCarloMix(parts, pt, 100, 1); err == nil {
+			t.Errorf("%+v: Monte Carlo: no error", parts)
+		}
+	}
+	if _, err := cal.CalibrateMix("bogus", []SlicePart{{Lo: 0, Hi: 100, Scale: 1}}, pt, 1); err == nil {
+		t.Error("unknown method: no error")
+	}
+	a100, _ := LookupGPU("a100")
+	if _, err := NewPlanner(cal, Config{Rate: 1, ShortGPU: a100, LongGPU: a100, ShortCalibration: "both"}); err == nil {
+		t.Error("short-calibration both: no error")
+	}
+}
