@@ -105,9 +105,10 @@ type Calibrator struct {
 }
 
 // sums are the per-length terms whose sums give the moments: k = ceil(L_in/C)
-// + L_out iterations, c = ceil(L_in/C) prefill iterations.
+// + L_out iterations, c = ceil(L_in/C) prefill iterations, o = L_out (for
+// compressed requests, whose iterations depend on L only through L_out).
 type sums struct {
-	one, l, k, kl, kll, k2, k2l, k2ll, c, cl float64
+	one, l, k, kl, kll, k2, k2l, k2ll, c, cl, o, o2 float64
 }
 
 func (s *sums) add(L int, frac float64, chunk int) {
@@ -125,11 +126,13 @@ func (s *sums) add(L int, frac float64, chunk int) {
 	s.k2ll += k * k * l * l
 	s.c += c
 	s.cl += c * l
+	s.o += float64(out)
+	s.o2 += float64(out) * float64(out)
 }
 
 func (s sums) sub(o sums) sums {
 	return sums{s.one - o.one, s.l - o.l, s.k - o.k, s.kl - o.kl, s.kll - o.kll,
-		s.k2 - o.k2, s.k2l - o.k2l, s.k2ll - o.k2ll, s.c - o.c, s.cl - o.cl}
+		s.k2 - o.k2, s.k2l - o.k2l, s.k2ll - o.k2ll, s.c - o.c, s.cl - o.cl, s.o - o.o, s.o2 - o.o2}
 }
 
 func (s *sums) addScaled(o sums, w float64) {
@@ -143,6 +146,8 @@ func (s *sums) addScaled(o sums, w float64) {
 	s.k2ll += w * o.k2ll
 	s.c += w * o.c
 	s.cl += w * o.cl
+	s.o += w * o.o
+	s.o2 += w * o.o2
 }
 
 // maxCheckpoints bounds the prefix-sum table; longer CDFs use a stride and

@@ -138,33 +138,37 @@ func (cal *Calibrator) normalizeParts(parts []SlicePart) ([]SlicePart, []float64
 func plainOne(parts []SlicePart) bool { return len(parts) == 1 && parts[0].CompressTo == 0 }
 
 // compressedSums returns the probability-weighted term sums of compressed
-// part p (each length's own probability, not scaled), summing directly over
-// its lengths: O(Hi − Lo). The length term l is the served length.
+// part p (each length's own probability, not scaled). Every compressed
+// request is served with B = CompressTo tokens, in k = c + L_out iterations
+// with c = ceil((B − L_out)/C) non-increasing in L: on each run of lengths
+// with the same c the sums of k and k² follow from the prefix sums of 1,
+// L_out and L_out² (sliceSums), so the cost is O(runs · log) with
+// ~(Hi − Lo)/(5C) runs, not O(Hi − Lo).
 func (cal *Calibrator) compressedSums(p SlicePart) sums {
 	var s sums
-	for i := cal.bucketOf(p.Lo + 1); i < len(cal.hi) && cal.lo[i] < p.Hi; i++ {
-		w := cal.p[i]
-		if w == 0 {
-			continue
-		}
-		var b sums
-		for L := max(cal.lo[i], p.Lo) + 1; L <= min(cal.hi[i], p.Hi); L++ {
-			in, out, c := cal.served(L, p)
-			k := float64(c + out)
-			l := float64(in + out)
-			cf := float64(c)
-			b.one++
-			b.l += l
-			b.k += k
-			b.kl += k * l
-			b.kll += k * l * l
-			b.k2 += k * k
-			b.k2l += k * k * l
-			b.k2ll += k * k * l * l
-			b.c += cf
-			b.cl += cf * l
-		}
-		s.addScaled(b, w)
+	B := float64(p.CompressTo)
+	iters := func(L int) int { _, _, c := cal.served(L, p); return c }
+	for L := p.Lo + 1; L <= p.Hi; {
+		j := iters(L)
+		// last length of the run: first L' with iters < j, minus one
+		end := sortSearch(L, p.Hi+1, func(x int) bool { return iters(x) < j }) - 1
+		r := cal.sliceSums(L-1, end)
+		jf := float64(j)
+		k := jf*r.one + r.o
+		k2 := jf*jf*r.one + 2*jf*r.o + r.o2
+		s.one += r.one
+		s.l += B * r.one
+		s.k += k
+		s.kl += B * k
+		s.kll += B * B * k
+		s.k2 += k2
+		s.k2l += B * k2
+		s.k2ll += B * B * k2
+		s.c += jf * r.one
+		s.cl += B * jf * r.one
+		s.o += r.o
+		s.o2 += r.o2
+		L = end + 1
 	}
 	return s
 }
@@ -177,6 +181,12 @@ func (cal *Calibrator) compressedSums(p SlicePart) sums {
 // P99Iters·t_iter(P99Len) bounds the true one from above). A mixture of one
 // uncompressed slice gives exactly Exact's numbers (Mass scaled).
 func (cal *Calibrator) ExactMix(parts []SlicePart, pt PoolTiming) (ServiceStats, error) {
+	return cal.exactMix(parts, pt, true)
+}
+
+// exactMix is ExactMix; without p99 it leaves the P99 fields zero (the
+// planner's sweep needs them only with a TTFT target).
+func (cal *Calibrator) exactMix(parts []SlicePart, pt PoolTiming, p99 bool) (ServiceStats, error) {
 	parts, mass, err := cal.normalizeParts(parts)
 	if err != nil {
 		return ServiceStats{}, err
@@ -206,10 +216,12 @@ func (cal *Calibrator) ExactMix(parts []SlicePart, pt PoolTiming) (ServiceStats,
 	st.MeanPrefill = (w*s.c + g*s.cl) / m
 	st.MeanLen = s.l / m
 	st.KVLen = (w*s.kl + g*s.kll) / m / es
-	st.P99Len = cal.mixQuantileLen(parts, mass, total, 0.99)
-	st.P99Iters = cal.mixQuantileIters(parts, total, 0.99)
-	st.IterAtP99Len = w + g*float64(st.P99Len)
-	st.P99Prefill = float64(st.P99Iters) * st.IterAtP99Len
+	if p99 {
+		st.P99Len = cal.mixQuantileLen(parts, mass, total, 0.99)
+		st.P99Iters = cal.mixQuantileIters(parts, total, 0.99)
+		st.IterAtP99Len = w + g*float64(st.P99Len)
+		st.P99Prefill = float64(st.P99Iters) * st.IterAtP99Len
+	}
 	return st, nil
 }
 
@@ -259,7 +271,11 @@ func (cal *Calibrator) mixQuantileIters(parts []SlicePart, total, q float64) int
 		return f
 	}
 	target := q * total * (1 - 1e-12)
-	maxJ := (cal.cdf.Max() + cal.chunk - 1) / cal.chunk
+	top := 0
+	for _, p := range parts {
+		top = max(top, p.Hi)
+	}
+	maxJ := (top + cal.chunk - 1) / cal.chunk
 	return sortSearch(0, maxJ+1, func(j int) bool { return cdfAt(j) >= target })
 }
 

@@ -357,3 +357,56 @@ func TestMixErrors(t *testing.T) {
 		t.Error("short-calibration both: no error")
 	}
 }
+
+// BenchmarkFleetOptSweepMix is BenchmarkFleetOptSweep with
+// short-calibration mix: every cell's compressed band is summed length by
+// length (O(band width)), so it costs more than the paper's sweep.
+func BenchmarkFleetOptSweepMix(b *testing.B) {
+	for _, w := range paperPR {
+		b.Run(w.workload, func(b *testing.B) {
+			a100, _ := LookupGPU("a100")
+			cal := mustCal(b, mustCDF(b, w.workload))
+			cfg := Config{Rate: 1000, ShortGPU: a100, LongGPU: a100, BShort: w.bShort, PC: w.pc, ShortCalibration: ShortCalibMix}
+			var cells int
+			c0 := processCPU()
+			for b.Loop() {
+				pl, err := NewPlanner(cal, cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				m, err := pl.FleetOpt()
+				if err != nil {
+					b.Fatal(err)
+				}
+				cells = m.SweepCells
+			}
+			b.ReportMetric(float64(cells), "cells")
+			b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+func TestMixWithTTFTTarget(t *testing.T) {
+	// With a TTFT target the mixture's P99 prefill enters the wait budget:
+	// every pool of the mix plan meets the target, and the sweep's
+	// count-only path (no P99 fields) picks a cell whose full report agrees.
+	for _, slo := range []float64{0, 1.0} {
+		pl := newPlanner(t, "azure", Config{BShort: 4096, PC: 1, SLO: slo, ShortCalibration: ShortCalibMix})
+		m, err := pl.FleetOpt()
+		if err != nil {
+			t.Fatal(err)
+		}
+		usd, gpus, err := pl.cellCost(m.BShort, m.Gamma)
+		if err != nil || gpus != m.TotalGPUs || math.Abs(usd-m.AnnualUSD) > 1e-6 {
+			t.Errorf("slo %v: sweep cell %d GPUs $%v, report %d GPUs $%v (%v)", slo, gpus, usd, m.TotalGPUs, m.AnnualUSD, err)
+		}
+		for _, p := range m.Pools {
+			if p.Stats().P99Iters < 1 || p.Stats().P99Len < 1 {
+				t.Errorf("slo %v %s: P99 fields missing: %+v", slo, p.Name, p.Stats())
+			}
+			if slo > 0 && p.P99TTFTS > slo {
+				t.Errorf("slo %v %s: predicted P99 TTFT %v", slo, p.Name, p.P99TTFTS)
+			}
+		}
+	}
+}

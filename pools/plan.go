@@ -227,6 +227,7 @@ type calKey struct {
 	parts partList
 	ctx   int
 	long  bool // the long GPU (else the short one)
+	noP99 bool // exact mixture without its P99 fields (count-only sweep)
 }
 
 // partList is a pool's traffic: one or two slices (comparable, so it keys
@@ -286,7 +287,10 @@ func (pl *Planner) Config() Config { return pl.cfg }
 // reused across γ) and mixtures are cached; exact single long-pool slices
 // are cheaper to recompute (O(log buckets)) than to store, and each γ has
 // its own.
-func (pl *Planner) calibrate(long bool, ctx int, parts partList) (ServiceStats, PoolTiming, error) {
+//
+// With countOnly (the sweep's sizing without a TTFT target) an exact
+// mixture's P99 fields, which only the report and the SLO need, are skipped.
+func (pl *Planner) calibrate(long bool, ctx int, parts partList, countOnly bool) (ServiceStats, PoolTiming, error) {
 	g := pl.cfg.ShortGPU
 	if long {
 		g = pl.cfg.LongGPU
@@ -297,7 +301,8 @@ func (pl *Planner) calibrate(long bool, ctx int, parts partList) (ServiceStats, 
 	}
 	lo, hi, one := parts.slice()
 	useCache := pl.cfg.Calibration != CalibExact || lo == 0 || !one
-	k := calKey{parts, ctx, long}
+	noP99 := countOnly && !one && pl.cfg.Calibration == CalibExact && pl.cfg.SLO == 0
+	k := calKey{parts, ctx, long, noP99}
 	if useCache {
 		if st, ok := pl.cache[k]; ok {
 			return st, pt, nil
@@ -307,7 +312,11 @@ func (pl *Planner) calibrate(long bool, ctx int, parts partList) (ServiceStats, 
 	if one {
 		st, err = pl.cal.Calibrate(pl.cfg.Calibration, lo, hi, pt, pl.cfg.Seed)
 	} else {
-		st, err = pl.cal.CalibrateMix(pl.cfg.Calibration, parts.p[:parts.n], pt, pl.cfg.Seed)
+		if noP99 {
+			st, err = pl.cal.exactMix(parts.p[:parts.n], pt, false)
+		} else {
+			st, err = pl.cal.CalibrateMix(pl.cfg.Calibration, parts.p[:parts.n], pt, pl.cfg.Seed)
+		}
 	}
 	if err != nil {
 		return st, pt, err
@@ -334,7 +343,7 @@ func (pl *Planner) sizePool(name string, long bool, ctx int, parts partList, lam
 	if long {
 		g = pl.cfg.LongGPU
 	}
-	st, pt, err := pl.calibrate(long, ctx, parts)
+	st, pt, err := pl.calibrate(long, ctx, parts, false)
 	if err != nil {
 		return PoolPlan{}, fmt.Errorf("pool %s: %w", name, err)
 	}
@@ -531,7 +540,7 @@ func (pl *Planner) mixReport(parts partList) []MixPart {
 
 // sizeCount is sizePool's GPU count alone (no TTFT or report fields).
 func (pl *Planner) sizeCount(long bool, ctx int, parts partList, lambda float64) (int, error) {
-	st, pt, err := pl.calibrate(long, ctx, parts)
+	st, pt, err := pl.calibrate(long, ctx, parts, true)
 	if err != nil {
 		return 0, err
 	}
