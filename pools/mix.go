@@ -363,3 +363,67 @@ func (cal *Calibrator) CalibrateMix(method string, parts []SlicePart, pt PoolTim
 	}
 	return ServiceStats{}, fmt.Errorf("calibration %q: allowed exact, montecarlo", method)
 }
+
+// noiseZ is how many standard deviations of the router's estimate the edge
+// zone around γB spans on each side; beyond it the compression probability
+// is taken as exactly 1 (below) or 0 (above): Φ(−5) = 2.9e-7.
+const noiseZ = 5
+
+// mixTraffic returns the short and long pools' traffic of C&R cell
+// (b, γb) under ShortCalibMix: the short pool serves (0, b] plain and each
+// compressible band length L with weight p_c·q(L), compressed; the long
+// pool serves the rest of every length above b. q(L) = 1 on (b, gbc]
+// without estimate noise; with noise σ the router compares an estimate
+// L_in·(1 + σz) + L_out with ⌊γb⌋, so q(L) = Φ((⌊γb⌋ − L)/(σ·L_in)), taken
+// at the midpoint of runs of max(16, σ·f·⌊γb⌋/16) lengths (cut at the CDF
+// breakpoints, L_in ≈ f·L) inside the zone ⌊γb⌋/(1 ± noiseZ·σ·f), and 1 or
+// 0 outside it. gbc is the last length the
+// router can compress at all (T_c = b − L_out >= 1).
+func (pl *Planner) mixTraffic(b, gb, gbc int, pc float64) (short, long partList) {
+	short = plain(0, b)
+	defer func() {
+		key := trafficKey{b: b, gb: gb, pc: pc}
+		if short.parts != nil {
+			short.key = key
+		}
+		long.key = key
+	}()
+	sigma, f := pl.cfg.EstimateNoise, pl.cal.frac
+	zlo, zhi := gbc, gbc
+	if sigma > 0 {
+		d := noiseZ * sigma * f
+		zhi = gbc
+		if d < 1 {
+			zhi = min(gbc, int(math.Ceil(float64(gb)/(1-d))))
+		}
+		zlo = min(max(b, int(math.Floor(float64(gb)/(1+d)))), zhi)
+	}
+	if zlo > b {
+		short.add(SlicePart{Lo: b, Hi: zlo, Scale: pc, CompressTo: b})
+		if pc < 1 {
+			long.add(SlicePart{Lo: b, Hi: zlo, Scale: 1 - pc})
+		}
+	}
+	if zhi > zlo {
+		w := max(16, int(sigma*f*float64(gb)/8))
+		for lo := zlo; lo < zhi; {
+			hi := min(lo+w, zhi)
+			if i := pl.cal.bucketOf(lo + 1); i < len(pl.cal.hi) {
+				hi = min(hi, pl.cal.hi[i]) // a run never straddles a CDF breakpoint
+			}
+			mid := float64(lo+1+hi) / 2
+			q := 0.5 * math.Erfc(-(float64(gb)-mid)/(sigma*f*mid)/math.Sqrt2)
+			if s := pc * q; s > 0 {
+				short.add(SlicePart{Lo: lo, Hi: hi, Scale: s, CompressTo: b})
+			}
+			if s := 1 - pc*q; s > 0 {
+				long.add(SlicePart{Lo: lo, Hi: hi, Scale: s})
+			}
+			lo = hi
+		}
+	}
+	if zhi < pl.cal.CDF().Max() {
+		long.add(SlicePart{Lo: zhi, Hi: pl.cfg.LongCtx, Scale: 1})
+	}
+	return short, long
+}

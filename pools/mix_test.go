@@ -1,6 +1,7 @@
 package pools
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -359,30 +360,33 @@ func TestMixErrors(t *testing.T) {
 }
 
 // BenchmarkFleetOptSweepMix is BenchmarkFleetOptSweep with
-// short-calibration mix: every cell's compressed band is summed length by
-// length (O(band width)), so it costs more than the paper's sweep.
+// short-calibration mix, without estimate noise (sigma0) and with the CLI's
+// default σ = 0.05 (sigma0.05: each cell's edge zone around γB is split
+// into runs of ~σ·f·γB/16 lengths, each a slice of the mixture).
 func BenchmarkFleetOptSweepMix(b *testing.B) {
-	for _, w := range paperPR {
-		b.Run(w.workload, func(b *testing.B) {
-			a100, _ := LookupGPU("a100")
-			cal := mustCal(b, mustCDF(b, w.workload))
-			cfg := Config{Rate: 1000, ShortGPU: a100, LongGPU: a100, BShort: w.bShort, PC: w.pc, ShortCalibration: ShortCalibMix}
-			var cells int
-			c0 := processCPU()
-			for b.Loop() {
-				pl, err := NewPlanner(cal, cfg)
-				if err != nil {
-					b.Fatal(err)
+	for _, sigma := range []float64{0, 0.05} {
+		for _, w := range paperPR {
+			b.Run(fmt.Sprintf("sigma%g/%s", sigma, w.workload), func(b *testing.B) {
+				a100, _ := LookupGPU("a100")
+				cal := mustCal(b, mustCDF(b, w.workload))
+				cfg := Config{Rate: 1000, ShortGPU: a100, LongGPU: a100, BShort: w.bShort, PC: w.pc, ShortCalibration: ShortCalibMix, EstimateNoise: sigma}
+				var cells int
+				c0 := processCPU()
+				for b.Loop() {
+					pl, err := NewPlanner(cal, cfg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					m, err := pl.FleetOpt()
+					if err != nil {
+						b.Fatal(err)
+					}
+					cells = m.SweepCells
 				}
-				m, err := pl.FleetOpt()
-				if err != nil {
-					b.Fatal(err)
-				}
-				cells = m.SweepCells
-			}
-			b.ReportMetric(float64(cells), "cells")
-			b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpu-ns/op")
-		})
+				b.ReportMetric(float64(cells), "cells")
+				b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpu-ns/op")
+			})
+		}
 	}
 }
 
@@ -407,6 +411,98 @@ func TestMixWithTTFTTarget(t *testing.T) {
 			if slo > 0 && p.P99TTFTS > slo {
 				t.Errorf("slo %v %s: predicted P99 TTFT %v", slo, p.Name, p.P99TTFTS)
 			}
+		}
+	}
+}
+
+// bruteLongRate is the reference for the estimate-noise model: λ times the
+// probability that a request goes long, summed over every integer length
+// with its own split and the normal law of the router's estimate
+// (L_in·(1 + σz) + L_out <= ⌊γB⌋ → compressed with probability p_c).
+func bruteLongRate(c *workload.CDF, b, gb int, pc, sigma, lambda float64) float64 {
+	long := 0.0
+	prevT, prevF := 0, 0.0
+	for _, q := range c.Points {
+		w := (q.F - prevF) / float64(q.Tokens-prevT)
+		for L := max(prevT, b) + 1; L <= q.Tokens; L++ {
+			in := int(math.Floor(0.8*float64(L) + 1e-9))
+			z := float64(gb-L) / (sigma * float64(in))
+			compress := pc * 0.5 * math.Erfc(-z/math.Sqrt2)
+			long += w * (1 - compress)
+		}
+		prevT, prevF = q.Tokens, q.F
+	}
+	return lambda * long
+}
+
+func TestMixEstimateNoise(t *testing.T) {
+	// Azure, B = 4,096, σ = 0.05 (the simulator's workload.BytesJitter).
+	// docs/planner.md §5: the simulator sends 26.1 req/s (γ 1.5) and
+	// 1.45 req/s (γ 2) to the long pool; the model's rates must match the
+	// per-length sum bruteLongRate to 0.1% (the planner takes the
+	// compression probability at the midpoint of short runs).
+	c := mustCDF(t, "azure")
+	for _, tt := range []struct {
+		gamma    float64
+		wantLong int // GPUs; without noise 45 and 1
+	}{{1.5, 48}, {2.0, 4}} {
+		pl := newPlanner(t, "azure", Config{BShort: 4096, PC: 1, ShortCalibration: ShortCalibMix, EstimateNoise: 0.05})
+		m, err := pl.Split(MethodRetrofit, 4096, tt.gamma, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gb := int(math.Floor(tt.gamma * 4096))
+		want := bruteLongRate(c, 4096, gb, 1, 0.05, 1000)
+		got := m.Pools[1].ArrivalRate
+		if math.Abs(got-want) > 1e-3*want {
+			t.Errorf("γ %v: long pool λ %v, per-length sum %v", tt.gamma, got, want)
+		}
+		if math.Abs(m.Pools[0].ArrivalRate+got-1000) > 1e-9 || math.Abs(m.AlphaPrime-m.Pools[0].ArrivalRate/1000) > 1e-12 {
+			t.Errorf("γ %v: rates %v + %v, α′ %v", tt.gamma, m.Pools[0].ArrivalRate, got, m.AlphaPrime)
+		}
+		if m.Pools[1].GPUs != tt.wantLong || m.EstimateNoise != 0.05 {
+			t.Errorf("γ %v: long pool %d GPUs, want %d (σ %v)", tt.gamma, m.Pools[1].GPUs, tt.wantLong, m.EstimateNoise)
+		}
+		// Monte Carlo over the same mixture agrees with exact at seed 42.
+		mc := newPlanner(t, "azure", Config{BShort: 4096, PC: 1, ShortCalibration: ShortCalibMix, EstimateNoise: 0.05, Calibration: CalibMonteCarlo})
+		mm, err := mc.Split(MethodRetrofit, 4096, tt.gamma, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range m.Pools {
+			ex, ms := m.Pools[i].Stats(), mm.Pools[i].Stats()
+			if z := (ms.MeanS - ex.MeanS) / math.Sqrt(ex.VarS/MCSamples); math.Abs(z) > 3 {
+				t.Errorf("γ %v %s: Monte Carlo E[S] %v vs exact %v (z = %.2f)", tt.gamma, m.Pools[i].Name, ms.MeanS, ex.MeanS, z)
+			}
+		}
+	}
+	// The identities survive the noise: γ = 1 is the paper's plan, p_c = 0
+	// the PR fleet.
+	for _, w := range paperPR {
+		p, m := mixPlans(t, w.workload, Config{BShort: w.bShort, PC: w.pc, Gamma: 1, FixB: true, Gammas: []float64{1}, EstimateNoise: 0.05}, MethodPR, MethodRetrofit, MethodFleetOpt)
+		for i := range p.Methods {
+			a, b := p.Methods[i], m.Methods[i]
+			b.EstimateNoise = 0
+			if !sameButModel(a, b) {
+				t.Errorf("%s %s γ = 1, σ = 0.05: mix differs from paper", w.workload, a.Method)
+			}
+		}
+		_, m = mixPlans(t, w.workload, Config{BShort: w.bShort, PC: 0, Gamma: 1.5, EstimateNoise: 0.05}, MethodPR, MethodRetrofit)
+		if !reflect.DeepEqual(m.Methods[0].Pools, m.Methods[1].Pools) {
+			t.Errorf("%s p_c = 0, σ = 0.05: retrofit is not the PR fleet", w.workload)
+		}
+	}
+	if _, m := mixPlans(t, "azure", Config{BShort: 4096, PC: 1, EstimateNoise: 0.05}, MethodRetrofit); m.EstimateNoise != 0.05 {
+		t.Errorf("plan estimate_noise %v", m.EstimateNoise)
+	}
+	if p, _ := mixPlans(t, "azure", Config{BShort: 4096, PC: 1, EstimateNoise: 0.05}, MethodRetrofit); p.EstimateNoise != 0 || p.Methods[0].Pools[0].GPUs != 48 {
+		t.Errorf("paper model: estimate_noise %v (want 0: unused), short %d GPUs (want 48)", p.EstimateNoise, p.Methods[0].Pools[0].GPUs)
+	}
+	a100, _ := LookupGPU("a100")
+	cal := mustCal(t, c)
+	for _, bad := range []float64{-0.01, 0.6, math.NaN()} {
+		if _, err := NewPlanner(cal, Config{Rate: 1, ShortGPU: a100, LongGPU: a100, EstimateNoise: bad}); err == nil {
+			t.Errorf("estimate noise %v: no error", bad)
 		}
 	}
 }

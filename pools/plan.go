@@ -66,6 +66,12 @@ type Config struct {
 	// ShortCalibMix (each pool calibrated on the traffic it receives after
 	// compression; docs/planner.md §4).
 	ShortCalibration string
+	// EstimateNoise is σ, the relative standard deviation of the router's
+	// prompt-length estimate (the simulator's workload.BytesJitter = 0.05).
+	// Used by ShortCalibMix only: a band request of length L is compressed
+	// with probability p_c·Φ((γB − L)/(σ·L_in)) instead of p_c. 0 = exact
+	// estimates. In [0, 0.5].
+	EstimateNoise float64
 }
 
 // withDefaults fills zero fields.
@@ -95,6 +101,15 @@ func (c Config) withDefaults() Config {
 		c.ShortCalibration = DefaultShortCalibration
 	}
 	return c
+}
+
+// noise returns the estimate noise the model uses: EstimateNoise under
+// ShortCalibMix, 0 under the paper's model.
+func (c Config) noise() float64 {
+	if c.ShortCalibration == ShortCalibMix {
+		return c.EstimateNoise
+	}
+	return 0
 }
 
 // Validate checks a Config (after defaults); errors name the field, the
@@ -127,6 +142,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("timing %q: allowed kv, paper", c.Timing)
 	case c.ShortCalibration != ShortCalibPaper && c.ShortCalibration != ShortCalibMix:
 		return fmt.Errorf("short-calibration %q: allowed paper, mix", c.ShortCalibration)
+	case !(c.EstimateNoise >= 0 && c.EstimateNoise <= 0.5):
+		return fmt.Errorf("estimate-noise %v: the relative standard deviation of the router's length estimate must be in [0, 0.5]", c.EstimateNoise)
 	}
 	for _, g := range c.Gammas {
 		if !(g >= 1) || math.IsInf(g, 0) {
@@ -176,25 +193,28 @@ type MethodPlan struct {
 	// ShortCalibration is the C&R traffic model the pools were calibrated
 	// with: ShortCalibPaper or ShortCalibMix (the same for every method of
 	// a plan; it matters only when γ > 1).
-	ShortCalibration string     `json:"short_calibration"`
-	BShort           int        `json:"b_short,omitempty"` // short-pool boundary, tokens
-	Gamma            float64    `json:"gamma,omitempty"`   // C&R bandwidth
-	PC               float64    `json:"p_c"`               // compressibility
-	Alpha            float64    `json:"alpha"`             // F(B)
-	Beta             float64    `json:"beta"`              // F(γB) − F(B)
-	AlphaPrime       float64    `json:"alpha_prime"`       // α + β·p_c
-	CliffRatio       float64    `json:"cliff_ratio"`       // short slots / long slots
-	Archetype        string     `json:"archetype,omitempty"`
-	Pools            []PoolPlan `json:"pools"`
-	TotalGPUs        int        `json:"total_gpus"`
-	AnnualUSD        float64    `json:"annual_cost_usd"`
-	Savings          float64    `json:"savings_vs_homogeneous"`    // 1 − cost/homogeneous cost
-	ClosedForm       float64    `json:"closed_form_savings"`       // α′(1 − 1/ρ), ρ = μ_s/μ_homo (token-budget eq. 7)
-	ClosedCliff      float64    `json:"closed_form_savings_cliff"` // α′(1 − 1/ρ), ρ = cliff ratio (FleetOpt §2.2)
-	Corrected        float64    `json:"corrected_formula_gpus"`    // α′λ/μ_s + (1−α′)λ/μ_l (token-budget eq. 8)
-	CorrectedSav     float64    `json:"corrected_formula_savings"` // 1 − eq. 8 / (λ/μ_homo)
-	ProfilerGPUs     int        `json:"profiler_gpus"`             // Σ pools' ceil(λ/μ·β)
-	SweepCells       int        `json:"sweep_cells,omitempty"`     // FleetOpt: cells evaluated
+	ShortCalibration string `json:"short_calibration"`
+	// EstimateNoise is the router-estimate noise σ the mix model used (0
+	// under paper).
+	EstimateNoise float64    `json:"estimate_noise"`
+	BShort        int        `json:"b_short,omitempty"` // short-pool boundary, tokens
+	Gamma         float64    `json:"gamma,omitempty"`   // C&R bandwidth
+	PC            float64    `json:"p_c"`               // compressibility
+	Alpha         float64    `json:"alpha"`             // F(B)
+	Beta          float64    `json:"beta"`              // F(γB) − F(B)
+	AlphaPrime    float64    `json:"alpha_prime"`       // α + β·p_c
+	CliffRatio    float64    `json:"cliff_ratio"`       // short slots / long slots
+	Archetype     string     `json:"archetype,omitempty"`
+	Pools         []PoolPlan `json:"pools"`
+	TotalGPUs     int        `json:"total_gpus"`
+	AnnualUSD     float64    `json:"annual_cost_usd"`
+	Savings       float64    `json:"savings_vs_homogeneous"`    // 1 − cost/homogeneous cost
+	ClosedForm    float64    `json:"closed_form_savings"`       // α′(1 − 1/ρ), ρ = μ_s/μ_homo (token-budget eq. 7)
+	ClosedCliff   float64    `json:"closed_form_savings_cliff"` // α′(1 − 1/ρ), ρ = cliff ratio (FleetOpt §2.2)
+	Corrected     float64    `json:"corrected_formula_gpus"`    // α′λ/μ_s + (1−α′)λ/μ_l (token-budget eq. 8)
+	CorrectedSav  float64    `json:"corrected_formula_savings"` // 1 − eq. 8 / (λ/μ_homo)
+	ProfilerGPUs  int        `json:"profiler_gpus"`             // Σ pools' ceil(λ/μ·β)
+	SweepCells    int        `json:"sweep_cells,omitempty"`     // FleetOpt: cells evaluated
 }
 
 // Plan is the planner's answer for every method asked.
@@ -206,6 +226,7 @@ type Plan struct {
 	Calibration string  `json:"calibration"`
 	// ShortCalibration: ShortCalibPaper or ShortCalibMix (see Config).
 	ShortCalibration string       `json:"short_calibration"`
+	EstimateNoise    float64      `json:"estimate_noise"` // σ of the mix model (0 under paper)
 	Samples          int          `json:"monte_carlo_samples,omitempty"`
 	Seed             uint64       `json:"seed,omitempty"`
 	Timing           string       `json:"timing"`
@@ -224,36 +245,60 @@ type Planner struct {
 }
 
 type calKey struct {
-	parts partList
-	ctx   int
-	long  bool // the long GPU (else the short one)
-	noP99 bool // exact mixture without its P99 fields (count-only sweep)
+	traffic trafficKey
+	ctx     int
+	long    bool // the long GPU (else the short one)
+	noP99   bool // exact mixture without its P99 fields (count-only sweep)
 }
 
-// partList is a pool's traffic: one or two slices (comparable, so it keys
-// the calibration cache without allocating).
+// trafficKey identifies a pool's traffic: a plain slice (lo, hi], or the
+// short (long = false in calKey) or long pool's mixture of C&R cell
+// (b, gb, pc) under the configured model.
+type trafficKey struct {
+	lo, hi int
+	b, gb  int // 0: a plain slice
+	pc     float64
+}
+
+// partList is a pool's traffic: one plain slice (key.lo, key.hi] (parts
+// nil: no allocation on the paper's path), or the slices of a mixture and
+// the key that identifies them in the calibration cache.
 type partList struct {
-	n int
-	p [2]SlicePart
+	key   trafficKey
+	parts []SlicePart
+	n     int // slices (1 for a plain slice)
 }
 
-func plain(lo, hi int) partList { return partList{n: 1, p: [2]SlicePart{{Lo: lo, Hi: hi, Scale: 1}}} }
+func plain(lo, hi int) partList { return partList{key: trafficKey{lo: lo, hi: hi}, n: 1} }
 
-func (l *partList) add(p SlicePart) { l.p[l.n] = p; l.n++ }
+// add appends a slice, turning a plain slice into a mixture.
+func (l *partList) add(p SlicePart) {
+	if l.parts == nil && l.n == 1 {
+		l.parts = append(l.parts, SlicePart{Lo: l.key.lo, Hi: l.key.hi, Scale: 1})
+	}
+	l.parts = append(l.parts, p)
+	l.n = len(l.parts)
+}
 
 // slice returns the single plain slice (lo, hi] of l, ok = false for a
 // mixture.
 func (l partList) slice() (lo, hi int, ok bool) {
-	if l.n == 1 && l.p[0].CompressTo == 0 && l.p[0].Scale == 1 {
-		return l.p[0].Lo, l.p[0].Hi, true
+	if l.parts == nil {
+		return l.key.lo, l.key.hi, l.n == 1
+	}
+	if l.n == 1 && l.parts[0].CompressTo == 0 && l.parts[0].Scale == 1 {
+		return l.parts[0].Lo, l.parts[0].Hi, true
 	}
 	return 0, 0, false
 }
 
 // bounds returns the smallest lo and largest hi of l's slices.
 func (l partList) bounds() (lo, hi int) {
-	lo, hi = l.p[0].Lo, l.p[0].Hi
-	for _, p := range l.p[1:l.n] {
+	if l.parts == nil {
+		return l.key.lo, l.key.hi
+	}
+	lo, hi = l.parts[0].Lo, l.parts[0].Hi
+	for _, p := range l.parts[1:] {
 		lo, hi = min(lo, p.Lo), max(hi, p.Hi)
 	}
 	return lo, hi
@@ -302,7 +347,7 @@ func (pl *Planner) calibrate(long bool, ctx int, parts partList, countOnly bool)
 	lo, hi, one := parts.slice()
 	useCache := pl.cfg.Calibration != CalibExact || lo == 0 || !one
 	noP99 := countOnly && !one && pl.cfg.Calibration == CalibExact && pl.cfg.SLO == 0
-	k := calKey{parts, ctx, long, noP99}
+	k := calKey{parts.key, ctx, long, noP99}
 	if useCache {
 		if st, ok := pl.cache[k]; ok {
 			return st, pt, nil
@@ -313,9 +358,9 @@ func (pl *Planner) calibrate(long bool, ctx int, parts partList, countOnly bool)
 		st, err = pl.cal.Calibrate(pl.cfg.Calibration, lo, hi, pt, pl.cfg.Seed)
 	} else {
 		if noP99 {
-			st, err = pl.cal.exactMix(parts.p[:parts.n], pt, false)
+			st, err = pl.cal.exactMix(parts.parts, pt, false)
 		} else {
-			st, err = pl.cal.CalibrateMix(pl.cfg.Calibration, parts.p[:parts.n], pt, pl.cfg.Seed)
+			st, err = pl.cal.CalibrateMix(pl.cfg.Calibration, parts.parts, pt, pl.cfg.Seed)
 		}
 	}
 	if err != nil {
@@ -392,7 +437,7 @@ func (pl *Planner) Homogeneous() (MethodPlan, error) {
 	if err != nil {
 		return MethodPlan{}, err
 	}
-	m := MethodPlan{Method: MethodHomo, Calibration: c.Calibration, ShortCalibration: c.ShortCalibration, Alpha: 0, PC: c.PC, CliffRatio: 1,
+	m := MethodPlan{Method: MethodHomo, Calibration: c.Calibration, ShortCalibration: c.ShortCalibration, EstimateNoise: c.noise(), Alpha: 0, PC: c.PC, CliffRatio: 1,
 		Pools: []PoolPlan{p}, TotalGPUs: p.GPUs, AnnualUSD: p.AnnualUSD, ProfilerGPUs: p.ProfilerGPUs,
 		Corrected: c.Rate / p.MuGPU}
 	pl.homo = &m
@@ -421,7 +466,7 @@ func (pl *Planner) Split(method string, b int, gamma, pc float64) (MethodPlan, e
 		return MethodPlan{}, err
 	}
 	alpha, beta, ap, lamL := sh.alpha, sh.beta, sh.ap, sh.lamL
-	m := MethodPlan{Method: method, Calibration: c.Calibration, ShortCalibration: c.ShortCalibration,
+	m := MethodPlan{Method: method, Calibration: c.Calibration, ShortCalibration: c.ShortCalibration, EstimateNoise: c.noise(),
 		BShort: b, Gamma: gamma, PC: pc, Alpha: alpha, Beta: beta, AlphaPrime: ap}
 	short, err := pl.sizePool("short", false, b, sh.short, ap*c.Rate, HeadroomShort)
 	if err != nil {
@@ -478,6 +523,9 @@ func (pl *Planner) shape(b int, gamma, pc float64) (splitShape, error) {
 		// The router compresses only when T_c = B − L_out >= 1 (never for
 		// f = 0.8 and γ < 5; docs/planner.md §4).
 		sh.gbc = max(b, pl.cal.maxCompressible(b, sh.gb))
+		if c.EstimateNoise > 0 && sh.gbc == sh.gb { // the noise reaches above γB
+			sh.gbc = max(b, pl.cal.maxCompressible(b, pl.cal.CDF().Max()))
+		}
 	}
 	sh.alpha = pl.cal.F(b)
 	sh.beta = pl.cal.F(sh.gb) - sh.alpha
@@ -486,28 +534,26 @@ func (pl *Planner) shape(b int, gamma, pc float64) (splitShape, error) {
 		return splitShape{}, fmt.Errorf("b-short %d tokens: the short pool's CDF slice (0, %d] is empty (F(%d) = 0)", b, b, b)
 	}
 	sh.short = plain(0, b)
-	if mix && pc > 0 && sh.gbc > b && pl.cal.F(sh.gbc) > sh.alpha {
-		sh.short.add(SlicePart{Lo: b, Hi: sh.gbc, Scale: pc, CompressTo: b})
+	if mix && pc > 0 && sh.gbc > b {
+		sh.short, sh.long = pl.mixTraffic(b, sh.gb, sh.gbc, pc)
+		// α′: what C&R really sends short (with estimate noise it is not
+		// F(B) + p_c·β).
+		sh.ap = sh.alpha
+		for _, p := range sh.short.parts[min(1, len(sh.short.parts)):] {
+			sh.ap += p.Scale * (pl.cal.F(min(p.Hi, maxT)) - pl.cal.F(p.Lo))
+		}
 	}
 	sh.lamL = (1 - sh.ap) * c.Rate
 	if !(sh.lamL > 1e-12*c.Rate) {
 		sh.lamL = 0
+		sh.long = partList{}
 		return sh, nil
 	}
 	if mix {
-		// What the long pool really receives: the band requests C&R left
-		// uncompressed (1 − p_c of the compressible band, all of the rest)
-		// and everything above γB.
-		if pc < 1 && sh.gbc > b && pl.cal.F(sh.gbc) > sh.alpha {
-			sh.long.add(SlicePart{Lo: b, Hi: sh.gbc, Scale: 1 - pc})
-		}
-		if sh.gbc < maxT && 1-pl.cal.F(sh.gbc) > 0 {
-			sh.long.add(SlicePart{Lo: sh.gbc, Hi: c.LongCtx, Scale: 1})
-		}
-		if sh.long.n == 2 && sh.long.p[0].Scale == 1 { // p_c = 0: one slice (B, ∞), as PR
+		if sh.long.n == 0 { // no compression (p_c = 0 or no band): as PR
 			sh.long = plain(b, c.LongCtx)
 		}
-		if sh.long.n == 0 {
+		if !(1-pl.cal.F(b) > 0) {
 			return splitShape{}, fmt.Errorf("b-short %d tokens: the long pool's CDF slice (%d, %d] is empty", b, b, c.LongCtx)
 		}
 		return sh, nil
@@ -523,13 +569,19 @@ func (pl *Planner) shape(b int, gamma, pc float64) (splitShape, error) {
 	return sh, nil
 }
 
-// mixReport describes a mixture for the plan output.
+// mixReport describes a mixture for the plan output: adjacent slices of
+// the same kind (compressed or not) are reported as one.
 func (pl *Planner) mixReport(parts partList) []MixPart {
-	out := make([]MixPart, 0, parts.n)
+	var out []MixPart
 	total := 0.0
-	for _, p := range parts.p[:parts.n] {
+	for _, p := range parts.parts {
 		m := p.Scale * (pl.cal.F(min(p.Hi, pl.cal.CDF().Max())) - pl.cal.F(p.Lo))
 		total += m
+		if n := len(out); n > 0 && out[n-1].Hi == p.Lo && out[n-1].CompressTo == p.CompressTo {
+			out[n-1].Hi = p.Hi
+			out[n-1].Share += m
+			continue
+		}
 		out = append(out, MixPart{Lo: p.Lo, Hi: p.Hi, Share: m, CompressTo: p.CompressTo})
 	}
 	for i := range out {
@@ -725,7 +777,7 @@ func (pl *Planner) FleetOpt() (MethodPlan, error) {
 func (pl *Planner) Run(methods []string) (Plan, error) {
 	c := pl.cfg
 	out := Plan{Workload: pl.cal.CDF().Name, Rate: c.Rate, SLOTTFTP99S: c.SLO, RhoMax: c.RhoMax,
-		Calibration: c.Calibration, ShortCalibration: c.ShortCalibration, Timing: c.Timing, InputFraction: pl.cal.frac, ChunkTokens: pl.cal.chunk}
+		Calibration: c.Calibration, ShortCalibration: c.ShortCalibration, EstimateNoise: c.noise(), Timing: c.Timing, InputFraction: pl.cal.frac, ChunkTokens: pl.cal.chunk}
 	if c.Calibration == CalibMonteCarlo {
 		out.Samples, out.Seed = MCSamples, c.Seed
 	}

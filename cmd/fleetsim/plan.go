@@ -95,6 +95,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	rhoMax := fs.Float64("rho-max", pools.DefaultRhoMax, "utilization cap ρ_max, in (0, 1)")
 	calib := fs.String("calibration", pools.CalibExact, "service-time calibration: exact or montecarlo (3,000 samples)")
 	shortCal := fs.String("short-calibration", pools.ShortCalibMix, "C&R traffic model of retrofit/fleetopt pools: mix (short pool = plain (0,B] + compressed band with its full output; long pool = (γB,∞) + uncompressed band) or paper (FleetOpt Algorithm 1: short on (0,B], long on (γB,∞); use it to reproduce the paper)")
+	noise := fs.Float64("estimate-noise", workload.BytesJitter, "mix: relative s.d. σ of the router's prompt-length estimate; a band request of length L is compressed with probability p_c·Φ((γB−L)/(σ·L_in)) (0.05 = the simulator's byte jitter; 0 = exact estimates)")
 	seed := fs.Uint64("seed", pools.DefaultSeed, "Monte Carlo seed (stream 'planner')")
 	timing := fs.String("timing", pools.DefaultTiming, "iteration-time preset: kv (W + H·(L/8192)·slots) or paper (W + H·slots)")
 	frac := fs.Float64("input-fraction", workload.DefaultInputFraction, "fixed split: L_in = floor(f·L), in (0, 1)")
@@ -183,7 +184,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	cfg := pools.Config{
 		Rate: *rate, SLO: slo, RhoMax: *rhoMax, ShortGPU: short, LongGPU: long, LongCtx: *longCtx,
 		BShort: *bShort, Gamma: *gamma, PC: *pc, Calibration: *calib, Seed: *seed, Timing: *timing, FixB: *fixB,
-		ShortCalibration: *shortCal,
+		ShortCalibration: *shortCal, EstimateNoise: *noise,
 	}
 	if *rhoMax == 0 {
 		return badInput("--rho-max 0: must be in (0, 1)")
@@ -232,7 +233,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 
 // flagNames rewrites the planner's field names into the CLI's flag names.
 func flagNames(msg string) string {
-	for _, f := range []string{"rate", "slo-ttft-p99", "rho-max", "b-short", "gamma", "p-c", "calibration", "short-calibration", "timing"} {
+	for _, f := range []string{"rate", "slo-ttft-p99", "rho-max", "b-short", "gamma", "p-c", "calibration", "short-calibration", "estimate-noise", "timing"} {
 		if strings.HasPrefix(msg, f+" ") {
 			return "--" + msg
 		}
@@ -343,7 +344,7 @@ func writePlanTable(w io.Writer, p pools.Plan) error {
 	sc := p.ShortCalibration
 	switch sc {
 	case pools.ShortCalibMix:
-		sc += " (C&R pools calibrated on their post-compression traffic)"
+		sc += fmt.Sprintf(" (C&R pools calibrated on their post-compression traffic; router estimate noise σ = %g)", p.EstimateNoise)
 	case pools.ShortCalibPaper:
 		sc += " (FleetOpt Algorithm 1: short (0,B], long (γB,∞))"
 	}

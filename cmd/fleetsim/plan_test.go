@@ -78,6 +78,7 @@ func TestPlanBadInput(t *testing.T) {
 		{[]string{"--b-short", "4096", "--format", "yaml"}, "--format"},
 		{[]string{"--b-short", "4096", "--calibration", "mc"}, "calibration"},
 		{[]string{"--b-short", "4096", "--short-calibration", "both"}, "--short-calibration"},
+		{[]string{"--b-short", "4096", "--estimate-noise", "-0.1"}, "--estimate-noise"},
 	}
 	for _, tt := range tests {
 		code, out, errs := runCLI(t, append([]string{"plan"}, tt.args...)...)
@@ -93,59 +94,60 @@ func TestPlanBadInput(t *testing.T) {
 	}
 }
 
-// TestPlanShortCalibration: the default is mix, named in the JSON (plan and
-// every method) and in the table header; --short-calibration paper gives
-// the FleetOpt Table 3 fleets of docs/planner.md §6 (retrofit 48 + 45,
-// FleetOpt 49 + 1) and mix the larger short pools that hold up in
-// simulation (78 + 45, 92 + 1; docs/planner.md "Checked by simulation").
+// TestPlanShortCalibration: the default is mix with the simulator's
+// estimate noise σ = 0.05, named in the JSON (plan and every method) and in
+// the table header; --short-calibration paper gives the FleetOpt Table 3
+// fleets of docs/planner.md §7 (retrofit 48 + 45, FleetOpt 49 + 1), mix the
+// larger short pools that hold up in simulation (docs/planner.md §5: 76 + 48
+// and 91 + 4 with σ = 0.05, 78 + 45 and 92 + 1 without noise). PR is 44 + 131
+// under every model (issue #3).
 func TestPlanShortCalibration(t *testing.T) {
-	want := map[string]map[string][2]int{
-		"":      {"retrofit": {78, 45}, "fleetopt": {92, 1}},
-		"mix":   {"retrofit": {78, 45}, "fleetopt": {92, 1}},
-		"paper": {"retrofit": {48, 45}, "fleetopt": {49, 1}},
+	tests := []struct {
+		flags []string
+		model string
+		noise float64
+		want  map[string][2]int
+	}{
+		{nil, "mix", 0.05, map[string][2]int{"retrofit": {76, 48}, "fleetopt": {91, 4}}},
+		{[]string{"--short-calibration", "mix"}, "mix", 0.05, map[string][2]int{"retrofit": {76, 48}, "fleetopt": {91, 4}}},
+		{[]string{"--short-calibration", "mix", "--estimate-noise", "0"}, "mix", 0, map[string][2]int{"retrofit": {78, 45}, "fleetopt": {92, 1}}},
+		{[]string{"--short-calibration", "paper"}, "paper", 0, map[string][2]int{"retrofit": {48, 45}, "fleetopt": {49, 1}}},
 	}
-	for sc, counts := range want {
-		base := []string{"plan", "--workload", "azure", "--rate", "1000", "--b-short", "4096", "--gpu", "a100",
-			"--method", "pr,retrofit,fleetopt", "--fix-b"}
-		if sc != "" {
-			base = append(base, "--short-calibration", sc)
-		}
+	for _, tt := range tests {
+		base := append([]string{"plan", "--workload", "azure", "--rate", "1000", "--b-short", "4096", "--gpu", "a100",
+			"--method", "pr,retrofit,fleetopt", "--fix-b"}, tt.flags...)
 		code, out, errs := runCLI(t, append(base, "--format", "json")...)
 		if code != 0 {
-			t.Fatalf("%q: exit %d: %s", sc, code, errs)
+			t.Fatalf("%v: exit %d: %s", tt.flags, code, errs)
 		}
 		var p pools.Plan
 		if err := json.Unmarshal([]byte(out), &p); err != nil {
 			t.Fatal(err)
 		}
-		model := sc
-		if model == "" {
-			model = pools.ShortCalibMix
-		}
-		if p.ShortCalibration != model || !strings.Contains(out, `"short_calibration": "`+model+`"`) {
-			t.Errorf("%q: plan short_calibration %q", sc, p.ShortCalibration)
+		if p.ShortCalibration != tt.model || p.EstimateNoise != tt.noise || !strings.Contains(out, `"short_calibration": "`+tt.model+`"`) {
+			t.Errorf("%v: plan short_calibration %q, estimate_noise %v", tt.flags, p.ShortCalibration, p.EstimateNoise)
 		}
 		for _, m := range p.Methods {
-			if m.ShortCalibration != model {
-				t.Errorf("%q %s: short_calibration %q", sc, m.Method, m.ShortCalibration)
+			if m.ShortCalibration != tt.model || m.EstimateNoise != tt.noise {
+				t.Errorf("%v %s: short_calibration %q, estimate_noise %v", tt.flags, m.Method, m.ShortCalibration, m.EstimateNoise)
 			}
 			if m.Method == pools.MethodPR {
 				if m.Pools[0].GPUs != 44 || m.Pools[1].GPUs != 131 {
-					t.Errorf("%q pr: %d + %d, want 44 + 131 (issue #3)", sc, m.Pools[0].GPUs, m.Pools[1].GPUs)
+					t.Errorf("%v pr: %d + %d, want 44 + 131 (issue #3)", tt.flags, m.Pools[0].GPUs, m.Pools[1].GPUs)
 				}
 				continue
 			}
-			w := counts[m.Method]
+			w := tt.want[m.Method]
 			if m.Pools[0].GPUs != w[0] || m.Pools[1].GPUs != w[1] {
-				t.Errorf("%q %s: %d + %d, want %d + %d", sc, m.Method, m.Pools[0].GPUs, m.Pools[1].GPUs, w[0], w[1])
+				t.Errorf("%v %s: %d + %d, want %d + %d", tt.flags, m.Method, m.Pools[0].GPUs, m.Pools[1].GPUs, w[0], w[1])
 			}
-			if hasMix := len(m.Pools[0].Mix) == 2; hasMix != (model == pools.ShortCalibMix) {
-				t.Errorf("%q %s: short pool mix %+v", sc, m.Method, m.Pools[0].Mix)
+			if hasMix := len(m.Pools[0].Mix) == 2; hasMix != (tt.model == pools.ShortCalibMix) {
+				t.Errorf("%v %s: short pool mix %+v", tt.flags, m.Method, m.Pools[0].Mix)
 			}
 		}
 		code, tab, _ := runCLI(t, base...)
-		if code != 0 || !strings.Contains(tab, "short-calibration "+model) {
-			t.Errorf("%q: table header lacks the model (exit %d):\n%s", sc, code, tab)
+		if code != 0 || !strings.Contains(tab, "short-calibration "+tt.model) {
+			t.Errorf("%v: table header lacks the model (exit %d):\n%s", tt.flags, code, tab)
 		}
 	}
 }
