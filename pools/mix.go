@@ -144,7 +144,7 @@ func plainOne(parts []SlicePart) bool { return len(parts) == 1 && parts[0].Compr
 // with the same c the sums of k and k² follow from the prefix sums of 1,
 // L_out and L_out² (sliceSums), so the cost is O(runs · log) with
 // ~(Hi − Lo)/(5C) runs, not O(Hi − Lo).
-func (cal *Calibrator) compressedSums(p SlicePart) sums {
+func (cal *Calibrator) compressedSums(p SlicePart, wc *wcache) sums {
 	var s sums
 	B := float64(p.CompressTo)
 	iters := func(L int) int { _, _, c := cal.served(L, p); return c }
@@ -152,7 +152,7 @@ func (cal *Calibrator) compressedSums(p SlicePart) sums {
 		j := iters(L)
 		// last length of the run: first L' with iters < j, minus one
 		end := sortSearch(L, p.Hi+1, func(x int) bool { return iters(x) < j }) - 1
-		r := cal.sliceSums(L-1, end)
+		r := wc.slice(cal, L-1, end)
 		jf := float64(j)
 		k := jf*r.one + r.o
 		k2 := jf*jf*r.one + 2*jf*r.o + r.o2
@@ -171,6 +171,33 @@ func (cal *Calibrator) compressedSums(p SlicePart) sums {
 		L = end + 1
 	}
 	return s
+}
+
+// wcache remembers the last two weightedTo values: a mixture's slices and
+// runs are mostly contiguous, so each boundary is looked up once.
+type wcache struct {
+	x    [2]int
+	s    [2]sums
+	n    int // entries filled
+	next int // entry to overwrite
+}
+
+func (c *wcache) to(cal *Calibrator, x int) sums {
+	for i := range c.n {
+		if c.x[i] == x {
+			return c.s[i]
+		}
+	}
+	v := cal.weightedTo(x)
+	c.x[c.next], c.s[c.next] = x, v
+	c.next = 1 - c.next
+	c.n = min(c.n+1, 2)
+	return v
+}
+
+// slice is sliceSums(lo, hi) through the cache.
+func (c *wcache) slice(cal *Calibrator, lo, hi int) sums {
+	return c.to(cal, hi).sub(c.to(cal, lo))
 }
 
 // ExactMix returns the exact service-time statistics of a pool serving the
@@ -197,13 +224,14 @@ func (cal *Calibrator) exactMix(parts []SlicePart, pt PoolTiming, p99 bool) (Ser
 		return st, err
 	}
 	var s sums
+	var wc wcache
 	total := 0.0
 	for i, p := range parts {
 		total += mass[i]
 		if p.CompressTo == 0 {
-			s.addScaled(cal.sliceSums(p.Lo, p.Hi), p.Scale)
+			s.addScaled(wc.slice(cal, p.Lo, p.Hi), p.Scale)
 		} else {
-			s.addScaled(cal.compressedSums(p), p.Scale)
+			s.addScaled(cal.compressedSums(p, &wc), p.Scale)
 		}
 	}
 	w, g := pt.iterCoef()
@@ -364,6 +392,12 @@ func (cal *Calibrator) CalibrateMix(method string, parts []SlicePart, pt PoolTim
 	return ServiceStats{}, fmt.Errorf("calibration %q: allowed exact, montecarlo", method)
 }
 
+// compressProb is the probability Φ((gb − L)/(σ·f·L)) that the router's
+// estimate of a request of length L (prompt ≈ f·L) is at most gb.
+func compressProb(L float64, gb int, sigma, f float64) float64 {
+	return 0.5 * math.Erfc(-(float64(gb)-L)/(sigma*f*L)/math.Sqrt2)
+}
+
 // noiseZ is how many standard deviations of the router's estimate the edge
 // zone around γB spans on each side; beyond it the compression probability
 // is taken as exactly 1 (below) or 0 (above): Φ(−5) = 2.9e-7.
@@ -375,9 +409,9 @@ const noiseZ = 5
 // pool serves the rest of every length above b. q(L) = 1 on (b, gbc]
 // without estimate noise; with noise σ the router compares an estimate
 // L_in·(1 + σz) + L_out with ⌊γb⌋, so q(L) = Φ((⌊γb⌋ − L)/(σ·L_in)), taken
-// at the midpoint of runs of max(16, σ·f·⌊γb⌋/16) lengths (cut at the CDF
-// breakpoints, L_in ≈ f·L) inside the zone ⌊γb⌋/(1 ± noiseZ·σ·f), and 1 or
-// 0 outside it. gbc is the last length the
+// as its Simpson average over runs of max(16, σ·f·⌊γb⌋/4) lengths (cut at
+// the CDF breakpoints, L_in ≈ f·L) inside the zone ⌊γb⌋/(1 ± noiseZ·σ·f),
+// and 1 or 0 outside it. gbc is the last length the
 // router can compress at all (T_c = b − L_out >= 1).
 func (pl *Planner) mixTraffic(b, gb, gbc int, pc float64) (short, long partList) {
 	short = plain(0, b)
@@ -405,14 +439,15 @@ func (pl *Planner) mixTraffic(b, gb, gbc int, pc float64) (short, long partList)
 		}
 	}
 	if zhi > zlo {
-		w := max(16, int(sigma*f*float64(gb)/8))
+		w := max(16, int(sigma*f*float64(gb)/4))
 		for lo := zlo; lo < zhi; {
 			hi := min(lo+w, zhi)
 			if i := pl.cal.bucketOf(lo + 1); i < len(pl.cal.hi) {
 				hi = min(hi, pl.cal.hi[i]) // a run never straddles a CDF breakpoint
 			}
-			mid := float64(lo+1+hi) / 2
-			q := 0.5 * math.Erfc(-(float64(gb)-mid)/(sigma*f*mid)/math.Sqrt2)
+			// Simpson's rule over the run (lengths lo+1 .. hi).
+			a, z := float64(lo+1), float64(hi)
+			q := (compressProb(a, gb, sigma, f) + 4*compressProb((a+z)/2, gb, sigma, f) + compressProb(z, gb, sigma, f)) / 6
 			if s := pc * q; s > 0 {
 				short.add(SlicePart{Lo: lo, Hi: hi, Scale: s, CompressTo: b})
 			}
