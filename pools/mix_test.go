@@ -506,3 +506,54 @@ func TestMixEstimateNoise(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMixSplit: any cell (B, γ, p_c, σ, input fraction) of the mix model
+// gives a fleet or an error, never a panic, and a fleet's pools split λ and
+// have finite positive service rates.
+func FuzzMixSplit(f *testing.F) {
+	f.Add(uint8(0), 4096, 1.5, 1.0, 0.05, 0.8)
+	f.Add(uint8(1), 1536, 2.0, 0.5, 0.0, 0.8)
+	f.Add(uint8(2), 8192, 1.0, 0.75, 0.5, 0.3)
+	f.Add(uint8(0), 2, 9.0, 1.0, 0.2, 0.1)
+	type calID struct {
+		w    int
+		frac float64
+	}
+	cals := map[calID]*Calibrator{}
+	a100, _ := LookupGPU("a100")
+	f.Fuzz(func(t *testing.T, w uint8, b int, gamma, pc, sigma, frac float64) {
+		name := workload.BuiltinCDFs()[int(w)%3]
+		if !(frac >= 0.05 && frac <= 0.95) {
+			return
+		}
+		frac = math.Round(frac*20) / 20 // a few calibrators (6 MB each), reused
+		key := calID{int(w) % 3, frac}
+		cal := cals[key]
+		if cal == nil {
+			var err error
+			if cal, err = NewCalibrator(mustCDF(t, name), frac, 512); err != nil {
+				t.Fatal(err)
+			}
+			cals[key] = cal
+		}
+		pl, err := NewPlanner(cal, Config{Rate: 1000, ShortGPU: a100, LongGPU: a100, PC: min(max(pc, 0), 1),
+			ShortCalibration: ShortCalibMix, EstimateNoise: sigma})
+		if err != nil {
+			return
+		}
+		m, err := pl.Split(MethodRetrofit, b, gamma, pl.Config().PC)
+		if err != nil {
+			return
+		}
+		sum := 0.0
+		for _, p := range m.Pools {
+			sum += p.ArrivalRate
+			if p.GPUs < 1 || !(p.MuGPU > 0) || math.IsInf(p.MuGPU, 0) || math.IsNaN(p.Cs2) {
+				t.Fatalf("%s B %d γ %v p_c %v σ %v f %v: pool %+v", name, b, gamma, pc, sigma, frac, p)
+			}
+		}
+		if math.Abs(sum-1000) > 1e-6 {
+			t.Fatalf("%s B %d γ %v: rates sum to %v", name, b, gamma, sum)
+		}
+	})
+}
