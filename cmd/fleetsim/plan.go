@@ -38,6 +38,12 @@ retrofit (pr + compress-and-route at --gamma, long pool recalibrated),
 fleetopt (FleetOpt Algorithm 1: every CDF breakpoint × γ ∈ {1.0..2.0}),
 all. --pareto prints the cost / P99-TTFT frontier of the whole sweep.
 
+C&R pools are calibrated on the traffic they really receive by default
+(--short-calibration mix: compressed band requests keep their output and
+are served at B tokens; --estimate-noise models the router's estimate near
+γB); --short-calibration paper is Algorithm 1 as published (short pool on
+(0,B], long pool on (γB,∞)), for reproducing the paper.
+
 The --format json output can be given to 'fleetsim simulate --plan FILE'.
 Bad input exits with status 2.
 
