@@ -1,0 +1,73 @@
+package layout
+
+import (
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/fleetsim/fleetsim"
+
+// allowed lists, for each top-level package of DESIGN.md's table, the
+// module's packages it may import (its own subpackages are always allowed).
+var allowed = map[string][]string{
+	"workload":    {},
+	"engine":      {"workload"},
+	"router":      {"workload"},
+	"pools":       {"engine", "workload"},
+	"sim":         {"workload", "engine", "pools", "router"},
+	"experiments": {"workload", "engine", "pools", "router", "sim"},
+}
+
+// heavy are the libraries no core package may import: output writers and
+// CLI libraries belong to sim/export and cmd.
+var heavy = []string{"github.com/parquet-go/", "github.com/spf13/pflag", "gonum.org/v1/plot"}
+
+// TestImportGraph lists every package's imports with `go list` and checks
+// them against DESIGN.md's table.
+func TestImportGraph(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not found")
+	}
+	cmd := exec.Command(goTool, "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"/...")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg, imports := strings.TrimPrefix(fields[0], module+"/"), fields[1:]
+		parts := strings.Split(pkg, "/")
+		top := parts[0]
+		ok, known := allowed[top]
+		if !known {
+			continue // cmd, internal: may import anything
+		}
+		checked++
+		// Core packages: everything but experiments and sim's subpackages
+		// (sim/export is where the writers live).
+		core := top != "experiments" && !(top == "sim" && len(parts) > 1)
+		for _, imp := range imports {
+			if rel, ok2 := strings.CutPrefix(imp, module+"/"); ok2 {
+				t2 := strings.Split(rel, "/")[0]
+				if t2 != top && !slices.Contains(ok, t2) {
+					t.Errorf("%s imports %s: against DESIGN.md's layout (allowed: %v)", pkg, imp, ok)
+				}
+				continue
+			}
+			for _, h := range heavy {
+				if core && strings.HasPrefix(imp, h) {
+					t.Errorf("%s imports %s: keep I/O and CLI libraries out of the core", pkg, imp)
+				}
+			}
+		}
+	}
+	if checked < len(allowed) {
+		t.Errorf("checked %d packages, want at least %d: go list output changed?", checked, len(allowed))
+	}
+}
