@@ -20,15 +20,33 @@ import (
 //	paper: t_iter = W + H·n_slots                (the same for every request)
 //	kv:    t_iter = W + H·(L/CalibCtx)·n_slots  (the request's own length)
 //
-// Two methods, named in every output: "exact" sums over every integer length
-// of the piecewise-uniform CDF; "montecarlo" draws MCSamples lengths as the
-// papers do.
+// Three methods, named in every output: "exact" sums over every integer
+// length of the piecewise-uniform CDF; "montecarlo" draws MCSamples lengths
+// stratified in u (one uniform draw in each of n equal strata of [0, 1),
+// mapped through the CDF's inverse); "montecarlo-iid" draws MCSamples
+// independent lengths, as the papers do.
 
 // Calibration methods.
 const (
-	CalibExact      = "exact"
+	CalibExact = "exact"
+	// CalibMonteCarlo is stratified Monte Carlo: MCSamples lengths, the i-th
+	// the inverse CDF at u = (i + v_i)/n with v_i uniform in [0, 1). Every
+	// sample is still a draw of the slice's distribution (u is uniform on
+	// [0, 1) marginally), so the estimates have the same expectation as
+	// i.i.d. sampling, but a far smaller variance (docs/planner.md §2).
 	CalibMonteCarlo = "montecarlo"
+	// CalibMonteCarloIID is plain Monte Carlo: MCSamples independent draws
+	// (the papers' method, whose noise moves a pool by up to ~7%).
+	CalibMonteCarloIID = "montecarlo-iid"
 )
+
+// CalibMethods lists the calibration methods.
+func CalibMethods() []string { return []string{CalibExact, CalibMonteCarlo, CalibMonteCarloIID} }
+
+// IsMonteCarlo reports whether method is a Monte Carlo method.
+func IsMonteCarlo(method string) bool {
+	return method == CalibMonteCarlo || method == CalibMonteCarloIID
+}
 
 // MCSamples is the Monte Carlo sample size of the papers' calibration.
 const MCSamples = 3000
@@ -38,7 +56,7 @@ const DefaultSeed = 42
 
 // ServiceStats is the calibrated service time of one pool.
 type ServiceStats struct {
-	Method       string  // CalibExact or CalibMonteCarlo
+	Method       string  // CalibExact, CalibMonteCarlo or CalibMonteCarloIID
 	Mass         float64 // P(lo < L <= hi) in the full CDF
 	MeanS        float64 // E[S], s
 	VarS         float64 // Var[S], s²
@@ -342,12 +360,28 @@ func (cal *Calibrator) fillP99(st *ServiceStats, lo, hi int, w, g float64) {
 }
 
 // MonteCarlo returns the service-time statistics estimated from n lengths
-// drawn from the slice lo < L <= hi (renormalized), with a fresh random
-// source of stream workload.StreamPlanner seeded with seed: the same slice
-// and seed always give the same numbers, whichever pools were calibrated
-// before. The variance is the sample variance with divisor n (as numpy's
-// default); the P99 prefill time is the nearest-rank 99th percentile.
+// of the slice lo < L <= hi (renormalized) sampled by stratification in u:
+// the i-th length is the slice's inverse CDF (CDF.Quantile, the sampler's
+// inverse transform) at u = (i + v_i)/n, v_i uniform in [0, 1) from a fresh
+// random source of stream workload.StreamPlanner seeded with seed. Each
+// sample is marginally a draw of the slice's distribution, so the estimate
+// of E[S] is unbiased, with the variance of the within-stratum spread only
+// (docs/planner.md §2). The same slice and seed always give the same
+// numbers, whichever pools were calibrated before. The variance is the
+// sample variance with divisor n; the P99 prefill time is the nearest-rank
+// 99th percentile.
 func (cal *Calibrator) MonteCarlo(lo, hi int, pt PoolTiming, n int, seed uint64) (ServiceStats, error) {
+	return cal.monteCarlo(lo, hi, pt, n, seed, true)
+}
+
+// MonteCarloIID is MonteCarlo with n independent draws (CDF.Sample), the
+// papers' method: the same expectation, a relative standard error of
+// sqrt(Cs²/n) on E[S].
+func (cal *Calibrator) MonteCarloIID(lo, hi int, pt PoolTiming, n int, seed uint64) (ServiceStats, error) {
+	return cal.monteCarlo(lo, hi, pt, n, seed, false)
+}
+
+func (cal *Calibrator) monteCarlo(lo, hi int, pt PoolTiming, n int, seed uint64, stratified bool) (ServiceStats, error) {
 	mass, err := cal.checkSlice(lo, hi)
 	if err != nil {
 		return ServiceStats{}, err
@@ -364,8 +398,18 @@ func (cal *Calibrator) MonteCarlo(lo, hi int, pt PoolTiming, n int, seed uint64)
 	w, g := pt.iterCoef()
 	var sumS, sumS2, sumPre, sumL, sumSL float64
 	lens := make([]int, n)
+	fn := float64(n)
+	method := CalibMonteCarloIID
+	if stratified {
+		method = CalibMonteCarlo
+	}
 	for i := range n {
-		L := sub.Sample(r)
+		var L int
+		if stratified {
+			L = sub.Quantile((float64(i) + r.Float64()) / fn)
+		} else {
+			L = sub.Sample(r)
+		}
 		lens[i] = L
 		in, out := workload.SplitFixed(L, cal.frac)
 		c := float64((in + cal.chunk - 1) / cal.chunk)
@@ -377,9 +421,8 @@ func (cal *Calibrator) MonteCarlo(lo, hi int, pt PoolTiming, n int, seed uint64)
 		sumL += float64(L)
 		sumSL += s * float64(L)
 	}
-	fn := float64(n)
 	es := sumS / fn
-	st := ServiceStats{Method: CalibMonteCarlo, Mass: mass, MeanS: es, VarS: max(sumS2/fn-es*es, 0)}
+	st := ServiceStats{Method: method, Mass: mass, MeanS: es, VarS: max(sumS2/fn-es*es, 0)}
 	st.Cs2 = st.VarS / (es * es)
 	st.MuGPU = float64(pt.Slots) / es
 	st.MeanPrefill = sumPre / fn
@@ -396,13 +439,21 @@ func (cal *Calibrator) MonteCarlo(lo, hi int, pt PoolTiming, n int, seed uint64)
 	return st, nil
 }
 
-// Calibrate dispatches on method (CalibExact or CalibMonteCarlo).
+// Calibrate dispatches on method (CalibExact, CalibMonteCarlo or
+// CalibMonteCarloIID; MCSamples samples).
 func (cal *Calibrator) Calibrate(method string, lo, hi int, pt PoolTiming, seed uint64) (ServiceStats, error) {
 	switch method {
 	case CalibExact, "":
 		return cal.Exact(lo, hi, pt)
 	case CalibMonteCarlo:
 		return cal.MonteCarlo(lo, hi, pt, MCSamples, seed)
+	case CalibMonteCarloIID:
+		return cal.MonteCarloIID(lo, hi, pt, MCSamples, seed)
 	}
-	return ServiceStats{}, fmt.Errorf("calibration %q: allowed exact, montecarlo", method)
+	return ServiceStats{}, errCalibMethod(method)
+}
+
+// errCalibMethod is the error for an unknown calibration method.
+func errCalibMethod(method string) error {
+	return fmt.Errorf("calibration %q: allowed exact, montecarlo, montecarlo-iid", method)
 }

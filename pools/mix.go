@@ -308,19 +308,33 @@ func (cal *Calibrator) mixQuantileIters(parts []SlicePart, total, q float64) int
 }
 
 // MonteCarloMix estimates the statistics of the mixture of parts from n
-// draws with a fresh random source of stream workload.StreamPlanner seeded
-// with seed: each draw picks a part with probability proportional to its
-// mass (one Float64), then a length from the part's slice (inverse
-// transform). Variance divides by n; P99Len and P99Iters are nearest-rank
-// percentiles of the served length and of the prefill iterations. A mixture
-// of one uncompressed slice gives exactly MonteCarlo's numbers.
+// samples stratified in u, with a fresh random source of stream
+// workload.StreamPlanner seeded with seed: the i-th sample takes
+// u = (i + v_i)/n of the mixture's total mass (v_i uniform in [0, 1)),
+// picks the part whose cumulative mass holds u and maps the rest of u
+// through that part's inverse CDF (CDF.Quantile). Variance divides by n;
+// P99Len and P99Iters are nearest-rank percentiles of the served length and
+// of the prefill iterations. A mixture of one uncompressed slice gives
+// exactly MonteCarlo's numbers.
 func (cal *Calibrator) MonteCarloMix(parts []SlicePart, pt PoolTiming, n int, seed uint64) (ServiceStats, error) {
+	return cal.monteCarloMix(parts, pt, n, seed, true)
+}
+
+// MonteCarloMixIID is MonteCarloMix with n independent draws: each picks a
+// part with probability proportional to its mass (one Float64), then a
+// length from the part's slice (CDF.Sample). A mixture of one uncompressed
+// slice gives exactly MonteCarloIID's numbers.
+func (cal *Calibrator) MonteCarloMixIID(parts []SlicePart, pt PoolTiming, n int, seed uint64) (ServiceStats, error) {
+	return cal.monteCarloMix(parts, pt, n, seed, false)
+}
+
+func (cal *Calibrator) monteCarloMix(parts []SlicePart, pt PoolTiming, n int, seed uint64, stratified bool) (ServiceStats, error) {
 	parts, mass, err := cal.normalizeParts(parts)
 	if err != nil {
 		return ServiceStats{}, err
 	}
 	if plainOne(parts) {
-		st, err := cal.MonteCarlo(parts[0].Lo, parts[0].Hi, pt, n, seed)
+		st, err := cal.monteCarlo(parts[0].Lo, parts[0].Hi, pt, n, seed, stratified)
 		st.Mass *= parts[0].Scale
 		return st, err
 	}
@@ -342,10 +356,26 @@ func (cal *Calibrator) MonteCarloMix(parts []SlicePart, pt PoolTiming, n int, se
 	var sumS, sumS2, sumPre, sumL, sumSL float64
 	lens := make([]int, n)
 	its := make([]int, n)
+	fn := float64(n)
+	method := CalibMonteCarloIID
+	if stratified {
+		method = CalibMonteCarlo
+	}
 	for i := range n {
-		u := r.Float64() * total
-		k := min(sort1(cum, u), len(parts)-1)
-		L := subs[k].Sample(r)
+		var L, k int
+		if stratified {
+			u := (float64(i) + r.Float64()) / fn * total
+			k = min(sort1(cum, u), len(parts)-1)
+			prev := 0.0
+			if k > 0 {
+				prev = cum[k-1]
+			}
+			L = subs[k].Quantile(min(max((u-prev)/mass[k], 0), 1))
+		} else {
+			u := r.Float64() * total
+			k = min(sort1(cum, u), len(parts)-1)
+			L = subs[k].Sample(r)
+		}
 		in, out, c := cal.served(L, parts[k])
 		sl := in + out
 		lens[i], its[i] = sl, c
@@ -357,9 +387,8 @@ func (cal *Calibrator) MonteCarloMix(parts []SlicePart, pt PoolTiming, n int, se
 		sumL += float64(sl)
 		sumSL += s * float64(sl)
 	}
-	fn := float64(n)
 	es := sumS / fn
-	st := ServiceStats{Method: CalibMonteCarlo, Mass: total, MeanS: es, VarS: max(sumS2/fn-es*es, 0)}
+	st := ServiceStats{Method: method, Mass: total, MeanS: es, VarS: max(sumS2/fn-es*es, 0)}
 	st.Cs2 = st.VarS / (es * es)
 	st.MuGPU = float64(pt.Slots) / es
 	st.MeanPrefill = sumPre / fn
@@ -380,16 +409,18 @@ func sort1(cum []float64, u float64) int {
 	return sortSearch(0, len(cum), func(i int) bool { return u < cum[i] })
 }
 
-// CalibrateMix dispatches on method (CalibExact or CalibMonteCarlo) for a
-// mixture of slices.
+// CalibrateMix dispatches on method (CalibExact, CalibMonteCarlo or
+// CalibMonteCarloIID; MCSamples samples) for a mixture of slices.
 func (cal *Calibrator) CalibrateMix(method string, parts []SlicePart, pt PoolTiming, seed uint64) (ServiceStats, error) {
 	switch method {
 	case CalibExact, "":
 		return cal.ExactMix(parts, pt)
 	case CalibMonteCarlo:
 		return cal.MonteCarloMix(parts, pt, MCSamples, seed)
+	case CalibMonteCarloIID:
+		return cal.MonteCarloMixIID(parts, pt, MCSamples, seed)
 	}
-	return ServiceStats{}, fmt.Errorf("calibration %q: allowed exact, montecarlo", method)
+	return ServiceStats{}, errCalibMethod(method)
 }
 
 // compressProb is the probability Φ((gb − L)/(σ·f·L)) that the router's

@@ -56,7 +56,7 @@ type Config struct {
 	BShort      int       // short-pool boundary and max context, tokens
 	Gamma       float64   // C&R bandwidth for retrofit (>= 1; default 1.5)
 	PC          float64   // compressibility p_c in [0, 1] (default 1)
-	Calibration string    // CalibExact (default) or CalibMonteCarlo
+	Calibration string    // CalibExact (default), CalibMonteCarlo (stratified) or CalibMonteCarloIID
 	Seed        uint64    // Monte Carlo seed (DefaultSeed when 0)
 	Timing      string    // TimingKV (default) or TimingPaper
 	Gammas      []float64 // FleetOpt γ grid (DefaultGammas)
@@ -136,8 +136,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("gamma %v: must be >= 1 (the borderline band is (B, γB])", c.Gamma)
 	case !(c.PC >= 0 && c.PC <= 1):
 		return fmt.Errorf("p-c %v: must be in [0, 1]", c.PC)
-	case c.Calibration != CalibExact && c.Calibration != CalibMonteCarlo:
-		return fmt.Errorf("calibration %q: allowed exact, montecarlo", c.Calibration)
+	case c.Calibration != CalibExact && !IsMonteCarlo(c.Calibration):
+		return errCalibMethod(c.Calibration)
 	case c.Timing != TimingKV && c.Timing != TimingPaper:
 		return fmt.Errorf("timing %q: allowed kv, paper", c.Timing)
 	case c.ShortCalibration != ShortCalibPaper && c.ShortCalibration != ShortCalibMix:
@@ -778,7 +778,7 @@ func (pl *Planner) Run(methods []string) (Plan, error) {
 	c := pl.cfg
 	out := Plan{Workload: pl.cal.CDF().Name, Rate: c.Rate, SLOTTFTP99S: c.SLO, RhoMax: c.RhoMax,
 		Calibration: c.Calibration, ShortCalibration: c.ShortCalibration, EstimateNoise: c.noise(), Timing: c.Timing, InputFraction: pl.cal.frac, ChunkTokens: pl.cal.chunk}
-	if c.Calibration == CalibMonteCarlo {
+	if IsMonteCarlo(c.Calibration) {
 		out.Samples, out.Seed = MCSamples, c.Seed
 	}
 	if len(methods) == 0 {

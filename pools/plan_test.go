@@ -79,23 +79,25 @@ func TestPRExactReproducesIssueNumbers(t *testing.T) {
 	}
 }
 
-func TestPRMonteCarlo(t *testing.T) {
-	// With 3,000 samples the estimate of a = λ/μ_gpu has a relative standard
-	// error of sqrt(Cs²/3000): 2.3% for Azure short but 7.2% for LMSYS long
+func TestPRMonteCarloIID(t *testing.T) {
+	// Plain i.i.d. Monte Carlo, the papers' method: with 3,000 samples the
+	// estimate of a = λ/μ_gpu has a relative standard error of
+	// sqrt(Cs²/3000): 2.3% for Azure short but 7.2% for LMSYS long
 	// (Cs² = 15.5). Each pool must lie within 3 standard errors of the exact
-	// answer; seed 42's counts are pinned as a regression check.
+	// answer; seed 42's counts are pinned as a regression check (the same
+	// counts the "montecarlo" method gave before it became stratified).
 	golden := map[string][2]int{"azure": {42, 130}, "lmsys": {7, 77}, "agent-heavy": {224, 1977}}
 	for _, w := range paperPR {
 		ex, err := newPlanner(t, w.workload, Config{BShort: w.bShort, PC: w.pc}).PR()
 		if err != nil {
 			t.Fatal(err)
 		}
-		mc, err := newPlanner(t, w.workload, Config{BShort: w.bShort, PC: w.pc, Calibration: CalibMonteCarlo, Seed: 42}).PR()
+		mc, err := newPlanner(t, w.workload, Config{BShort: w.bShort, PC: w.pc, Calibration: CalibMonteCarloIID, Seed: 42}).PR()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if mc.Calibration != CalibMonteCarlo {
-			t.Errorf("calibration %q", mc.Calibration)
+		if mc.Calibration != CalibMonteCarloIID || mc.Pools[0].Stats().Method != CalibMonteCarloIID {
+			t.Errorf("calibration %q, pool method %q", mc.Calibration, mc.Pools[0].Stats().Method)
 		}
 		for i := range mc.Pools {
 			e, m := ex.Pools[i], mc.Pools[i]
@@ -106,6 +108,57 @@ func TestPRMonteCarlo(t *testing.T) {
 			}
 			if m.GPUs != golden[w.workload][i] {
 				t.Errorf("%s %s: seed 42 gives %d GPUs, pinned %d", w.workload, e.Name, m.GPUs, golden[w.workload][i])
+			}
+		}
+	}
+}
+
+// TestPRMonteCarloWithinPaper is issue #3's acceptance for Monte Carlo: with
+// the stratified "montecarlo" method (3,000 samples) every pool-routing
+// pool of the three workloads is within 3% of the FleetOpt paper's
+// (paperPR: 43 + 131, 7 + 74, 229 + 2,037) at the default seed 42 and at
+// seeds 1..20 and 1,001..1,010 (so the result is not one lucky seed), and
+// each pool's E[S] is within tol of the exact moments. tol is the worst
+// relative error seen over seeds 1..300 times ~1.2: 0.85% for LMSYS long
+// (Cs² = 15.5: its top stratum spans the heavy tail), ≤ 0.09% elsewhere.
+// Plain i.i.d. sampling puts LMSYS long at 77 (+4.1%) for seed 42 and
+// outside 3% for 66% of seeds (docs/planner.md §7).
+func TestPRMonteCarloWithinPaper(t *testing.T) {
+	tol := map[string][2]float64{"azure": {0.001, 0.001}, "lmsys": {0.001, 0.01}, "agent-heavy": {0.001, 0.001}}
+	seeds := []uint64{DefaultSeed}
+	for s := uint64(1); s <= 20; s++ {
+		seeds = append(seeds, s)
+	}
+	for s := uint64(1001); s <= 1010; s++ {
+		seeds = append(seeds, s)
+	}
+	for _, w := range paperPR {
+		ex, err := newPlanner(t, w.workload, Config{BShort: w.bShort, PC: w.pc}).PR()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, seed := range seeds {
+			mc, err := newPlanner(t, w.workload, Config{BShort: w.bShort, PC: w.pc, Calibration: CalibMonteCarlo, Seed: seed}).PR()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mc.Calibration != CalibMonteCarlo || mc.Pools[0].Stats().Method != CalibMonteCarlo {
+				t.Errorf("calibration %q, pool method %q", mc.Calibration, mc.Pools[0].Stats().Method)
+			}
+			for i, paper := range []int{w.paperS, w.paperL} {
+				m, e := mc.Pools[i], ex.Pools[i]
+				if rel := math.Abs(float64(m.GPUs-paper)) / float64(paper); rel > 0.03 {
+					t.Errorf("%s %s seed %d: %d GPUs, paper %d (%.1f%% > 3%%)", w.workload, m.Name, seed, m.GPUs, paper, 100*rel)
+				}
+				if rel := math.Abs(m.MeanServiceS/e.MeanServiceS - 1); rel > tol[w.workload][i] {
+					t.Errorf("%s %s seed %d: E[S] %v vs exact %v (%.3f%% > %.2f%%)", w.workload, m.Name, seed, m.MeanServiceS, e.MeanServiceS, 100*rel, 100*tol[w.workload][i])
+				}
+			}
+			if seed == DefaultSeed {
+				// Seed 42 gives the exact counts (issue #3: 44 + 131, 7 + 76, 232 + 2,039).
+				if mc.Pools[0].GPUs != w.exactS || mc.Pools[1].GPUs != w.exactL {
+					t.Errorf("%s seed 42: %d + %d, want %d + %d", w.workload, mc.Pools[0].GPUs, mc.Pools[1].GPUs, w.exactS, w.exactL)
+				}
 			}
 		}
 	}

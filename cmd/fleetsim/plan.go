@@ -29,7 +29,8 @@ func planUsage(w io.Writer, fs *pflag.FlagSet) {
 Sizes LLM inference fleets analytically (docs/planner.md): each pool is an
 M/G/c queue with c = GPUs × slots; its service time S = (ceil(L_in/512) +
 L_out)·t_iter is calibrated from the workload CDF slice it serves (exact
-moments or 3,000-sample Monte Carlo); the GPU count is the smallest that
+moments, or 3,000-sample Monte Carlo: stratified, or i.i.d. as the papers
+did); the GPU count is the smallest that
 meets the utilization cap and, with --slo-ttft-p99, the Kimura P99 wait
 budget of FleetOpt eq. 8.
 
@@ -99,7 +100,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	gamma := fs.Float64("gamma", 1.5, "C&R bandwidth γ of retrofit (>= 1); the borderline band is (B, γB]")
 	pc := fs.Float64("p-c", 1.0, "compressibility p_c: share of borderline requests C&R compresses, in [0, 1]")
 	rhoMax := fs.Float64("rho-max", pools.DefaultRhoMax, "utilization cap ρ_max, in (0, 1)")
-	calib := fs.String("calibration", pools.CalibExact, "service-time calibration: exact or montecarlo (3,000 samples)")
+	calib := fs.String("calibration", pools.CalibExact, "service-time calibration: exact, montecarlo (3,000 samples stratified in u: near-exact) or montecarlo-iid (3,000 independent samples, as the papers did)")
 	shortCal := fs.String("short-calibration", pools.ShortCalibMix, "C&R traffic model of retrofit/fleetopt pools: mix (short pool = plain (0,B] + compressed band with its full output; long pool = (γB,∞) + uncompressed band) or paper (FleetOpt Algorithm 1: short on (0,B], long on (γB,∞); use it to reproduce the paper)")
 	noise := fs.Float64("estimate-noise", workload.BytesJitter, "mix: relative s.d. σ of the router's prompt-length estimate; a band request of length L is compressed with probability p_c·Φ((γB−L)/(σ·L_in)) (0.05 = the simulator's byte jitter; 0 = exact estimates)")
 	seed := fs.Uint64("seed", pools.DefaultSeed, "Monte Carlo seed (stream 'planner')")

@@ -61,6 +61,66 @@ func TestPlanAcceptance(t *testing.T) {
 	}
 }
 
+// TestPlanMonteCarlo runs issue #3's acceptance with --calibration
+// montecarlo (stratified, 3,000 samples, seed 42): each pool-routing pool
+// within 3% of the FleetOpt paper's 43 + 131, 7 + 74, 229 + 2,037 (it gives
+// the exact counts 44 + 131, 7 + 76, 232 + 2,039); montecarlo-iid is the
+// papers' i.i.d. sampling, whose seed 42 gives 42 + 130, 7 + 77 (+4.1%) and
+// 224 + 1,977 (docs/planner.md §7). Both name their samples and seed.
+func TestPlanMonteCarlo(t *testing.T) {
+	tests := []struct {
+		workload, bShort string
+		paper            [2]int
+		iid              [2]int
+	}{
+		{"azure", "4096", [2]int{43, 131}, [2]int{42, 130}},
+		{"lmsys", "1536", [2]int{7, 74}, [2]int{7, 77}},
+		{"agent-heavy", "8192", [2]int{229, 2037}, [2]int{224, 1977}},
+	}
+	for _, tt := range tests {
+		for _, calib := range []string{"montecarlo", "montecarlo-iid"} {
+			args := []string{"plan", "--workload", tt.workload, "--rate", "1000", "--b-short", tt.bShort,
+				"--gpu", "a100", "--method", "pr", "--format", "json", "--calibration", calib}
+			if tt.workload == "agent-heavy" {
+				args = append(args, "--p-c", "0.75")
+			}
+			code, out, errs := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("%s %s: exit %d: %s", tt.workload, calib, code, errs)
+			}
+			var doc struct {
+				Calibration string `json:"calibration"`
+				Samples     int    `json:"monte_carlo_samples"`
+				Seed        uint64 `json:"seed"`
+				Methods     []struct {
+					Pools []struct {
+						GPUs int `json:"gpus"`
+					} `json:"pools"`
+				} `json:"methods"`
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Calibration != calib || doc.Samples != 3000 || doc.Seed != 42 {
+				t.Errorf("%s: calibration %q, %d samples, seed %d", calib, doc.Calibration, doc.Samples, doc.Seed)
+			}
+			ps := doc.Methods[0].Pools
+			for i := range 2 {
+				got := ps[i].GPUs
+				if calib == "montecarlo-iid" {
+					if got != tt.iid[i] {
+						t.Errorf("%s %s pool %d: %d GPUs, want %d", tt.workload, calib, i, got, tt.iid[i])
+					}
+					continue
+				}
+				if d := got - tt.paper[i]; float64(max(d, -d)) > 0.03*float64(tt.paper[i]) {
+					t.Errorf("%s %s pool %d: %d GPUs, more than 3%% from the paper's %d", tt.workload, calib, i, got, tt.paper[i])
+				}
+			}
+		}
+	}
+}
+
 // TestPlanBadInput: each invalid input exits with status 2 and one line
 // naming the problem.
 func TestPlanBadInput(t *testing.T) {
