@@ -7,6 +7,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/workload"
 )
 
 // find returns the comparison cells (ours, paper, diff, diff %) of the first
@@ -214,10 +217,43 @@ func TestFleetOptTable3(t *testing.T) {
 	if want := 175 * 2.21 * 8760 / 1000; math.Abs(num(t, cost[0])-want) > 1e-6 {
 		t.Errorf("Azure PR cost %v K$, want 175·$2.21·8,760 = %v", cost[0], want)
 	}
-	// Monte Carlo seed 42: 42 + 130 for Azure PR (docs/planner.md §6).
+	// Stratified Monte Carlo, seed 42 (pools commit f8c9ef0): 44 for Azure
+	// PR short, the exact count (load 43.49).
 	mc := tabs[1]
-	if s := find(t, mc, "Azure (B = 4096, p_c = 1)", "Pool routing (PR)", "short GPUs n_s"); num(t, s[0]) != 42 {
-		t.Errorf("Monte Carlo Azure PR short = %v, want 42", s[0])
+	if s := find(t, mc, "Azure (B = 4096, p_c = 1)", "Pool routing (PR)", "short GPUs n_s"); num(t, s[0]) != 44 {
+		t.Errorf("Monte Carlo Azure PR short = %v, want 44", s[0])
+	}
+	// The paper rows keep Algorithm 1 (retrofit 48 + 45, docs/planner.md §4);
+	// the mix rows are ours only (76 + 48 and 91 + 4, docs/planner.md §4
+	// table, column "mix, σ = 0.05").
+	mixTests := []struct {
+		method      string
+		short, long float64
+	}{
+		{"PR + C&R (γ = 1.5)", 76, 48},
+		{"FleetOpt (γ*)", 91, 4},
+	}
+	wl := "Azure (B = 4096, p_c = 1)"
+	if s := find(t, exact, wl, "PR + C&R (γ = 1.5)", "short GPUs n_s"); num(t, s[0]) != 48 || num(t, s[1]) != 47 {
+		t.Errorf("Azure retrofit (paper model) short: ours %v paper %v, want 48 and 47", s[0], s[1])
+	}
+	for _, tt := range mixTests {
+		label := tt.method + " — " + MixLabel
+		s := find(t, exact, wl, label, "short GPUs n_s")
+		l := find(t, exact, wl, label, "long GPUs n_l")
+		if num(t, s[0]) != tt.short || num(t, l[0]) != tt.long {
+			t.Errorf("%s: %v + %v, want %v + %v", label, s[0], l[0], tt.short, tt.long)
+		}
+		for i, c := range append(s[1:], l[1:]...) {
+			if c != nil {
+				t.Errorf("%s: cell %d = %v, want empty (no paper value)", label, i+1, c)
+			}
+		}
+	}
+	for _, r := range exact.Rows {
+		if strings.Contains(cellString(r[1]), MixLabel) && !strings.Contains(cellString(r[1]), "C&R") && !strings.Contains(cellString(r[1]), "FleetOpt") {
+			t.Errorf("mix row for a method without C&R: %v", r)
+		}
 	}
 }
 
@@ -312,8 +348,8 @@ func TestFleetOptTable5Small(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkTable(t, tabs[0])
-	if len(tabs[0].Rows) != 3*2*8 {
-		t.Errorf("%d rows, want 3 workloads × 2 pools × 8", len(tabs[0].Rows))
+	if len(tabs[0].Rows) != 3*2*9 {
+		t.Errorf("%d rows, want 3 workloads × 2 pools × 9", len(tabs[0].Rows))
 	}
 	for _, wl := range []string{"Azure", "LMSYS", "Agent-heavy"} {
 		for _, p := range []string{"short", "long"} {
@@ -347,6 +383,8 @@ func TestValidateBadInput(t *testing.T) {
 		{ValidateConfig{Workload: "azure", Rate: 1000, BShort: 4096, WarmupFraction: 1}, "warmup"},
 		{ValidateConfig{Workload: "azure", Rate: 1000, BShort: 4096, Timing: "fast"}, "timing"},
 		{ValidateConfig{Workload: "azure", Rate: 1000, BShort: 4096, Method: "retrofit", Gamma: 0.5}, "gamma"},
+		{ValidateConfig{Workload: "azure", Rate: 1000, BShort: 4096, Method: "retrofit", ShortCalibration: "best"}, "short-calibration"},
+		{ValidateConfig{Workload: "azure", Rate: 1000, BShort: 4096, Method: "retrofit", ShortCalibration: "mix", EstimateNoise: 0.7}, "estimate-noise"},
 	}
 	for _, tt := range tests {
 		_, err := Validate(tt.cfg)
@@ -412,18 +450,82 @@ func TestSelfConsistent(t *testing.T) {
 	}
 }
 
-// TestSelfConsistentSaturation checks that the PR + C&R plan at Azure
-// B = 4,096, γ = 1.5 is flagged: the compressed band makes a·b ≥ 1 in the
-// short pool (docs/experiments.md, known issue).
+// TestSelfConsistentSaturation checks the C&R warning: the PR + C&R plan
+// at Azure B = 4,096, γ = 1.5 under the paper's model (48 + 45 GPUs,
+// docs/planner.md §4) is flagged, because the compressed band makes
+// a·b ≥ 1 in its short pool; under mix (76 + 48) no pool is.
 func TestSelfConsistentSaturation(t *testing.T) {
-	v, err := Validate(ValidateConfig{Workload: "azure", Rate: 1000, BShort: 4096, Method: "retrofit", Requests: 2000})
+	tests := []struct {
+		shortCal  string
+		noise     float64
+		shortGPUs int
+		saturated bool
+	}{
+		{pools.ShortCalibPaper, 0, 48, true},
+		{pools.ShortCalibMix, 0.05, 76, false},
+	}
+	for _, tt := range tests {
+		v, err := Validate(ValidateConfig{Workload: "azure", Rate: 1000, BShort: 4096, Method: "retrofit", Requests: 2000,
+			ShortCalibration: tt.shortCal, EstimateNoise: tt.noise})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.ShortCalibration != tt.shortCal || v.Pools[0].GPUs != tt.shortGPUs {
+			t.Errorf("%s: model %q, short pool %d GPUs; want %d", tt.shortCal, v.ShortCalibration, v.Pools[0].GPUs, tt.shortGPUs)
+		}
+		warned := strings.Contains(strings.Join(v.Warnings, "\n"), "no stable operating point")
+		if (v.Pools[0].UtilSelf == 1) != tt.saturated || warned != tt.saturated {
+			t.Errorf("%s: short self-consistent %v, warnings %q; want saturated = %v", tt.shortCal, v.Pools[0].UtilSelf, v.Warnings, tt.saturated)
+		}
+		if tt.saturated && !strings.Contains(strings.Join(v.Warnings, "\n"), "--short-calibration paper") {
+			t.Errorf("%s: the warning should name the paper model: %q", tt.shortCal, v.Warnings)
+		}
+		if v.Pools[1].UtilSelf >= 1 {
+			t.Errorf("%s: long pool self-consistent %v, want < 1", tt.shortCal, v.Pools[1].UtilSelf)
+		}
+		// The self-consistent traffic does not depend on the plan, so
+		// neither does the GPU estimate.
+		if v.Pools[0].GPUsSelf < 1 {
+			t.Errorf("%s: short GPU estimate %d", tt.shortCal, v.Pools[0].GPUsSelf)
+		}
+	}
+}
+
+// TestSelfConsistentGPUs checks the GPU estimate against its definition:
+// at GPUsSelf the self-consistent utilization is <= ρ_max and at one GPU
+// fewer it is above (pool by pool, PR and retrofit on Azure).
+func TestSelfConsistentGPUs(t *testing.T) {
+	cdf, err := workload.LoadCDF("azure")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Pools[0].UtilSelf != 1 || !strings.Contains(strings.Join(v.Warnings, "\n"), "pool short: no stable operating point") {
-		t.Errorf("retrofit short pool: self-consistent %v, warnings %q; want 1 and a saturation warning", v.Pools[0].UtilSelf, v.Warnings)
+	g, err := pools.LookupGPU("a100")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if v.Pools[1].UtilSelf >= 1 {
-		t.Errorf("retrofit long pool: self-consistent %v, want < 1", v.Pools[1].UtilSelf)
+	for _, method := range []string{pools.MethodPR, pools.MethodRetrofit} {
+		v, err := Validate(ValidateConfig{Workload: "azure", Rate: 1000, BShort: 4096, Method: method, Requests: 1000,
+			ShortCalibration: pools.ShortCalibMix, EstimateNoise: 0.05})
+		if err != nil {
+			t.Fatal(err)
+		}
+		noise := 0.0
+		if method == pools.MethodRetrofit {
+			noise = workload.BytesJitter
+		}
+		for _, p := range v.Plan.Pools {
+			at := func(n int) selfEstimate {
+				q := p
+				q.GPUs = n
+				return selfConsistent(cdf, workload.DefaultInputFraction, g, q, v.Plan, v.Rate, v.Timing, noise, v.RhoMax)
+			}
+			n := at(p.GPUs).GPUs
+			if u := at(n).U; u > v.RhoMax+1e-9 {
+				t.Errorf("%s %s: u(%d) = %v > ρ_max", method, p.Name, n, u)
+			}
+			if u := at(n - 1).U; n > 1 && u <= v.RhoMax {
+				t.Errorf("%s %s: u(%d) = %v <= ρ_max: estimate %d is not the smallest", method, p.Name, n-1, u, n)
+			}
+		}
 	}
 }

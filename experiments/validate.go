@@ -47,6 +47,16 @@ type ValidateConfig struct {
 	RhoMax      float64 // utilization cap (default 0.85)
 	Calibration string  // exact (default) or montecarlo
 	Timing      string  // kv (default) or paper; planner and simulator use the same
+	// ShortCalibration is the planner's C&R traffic model
+	// (pools.Config.ShortCalibration): pools.ShortCalibPaper (FleetOpt
+	// Algorithm 1, the library default when empty) or pools.ShortCalibMix
+	// (the `fleetsim validate` and `fleetsim plan` default). Only retrofit
+	// and fleetopt depend on it.
+	ShortCalibration string
+	// EstimateNoise is the router-estimate noise σ the mix model assumes
+	// (pools.Config.EstimateNoise; the CLI's default is
+	// workload.BytesJitter = 0.05). Ignored under paper.
+	EstimateNoise float64
 	// Requests is the number of requests simulated. 0 = enough for
 	// TargetPerPool post-warm-up requests in the smallest pool plus a
 	// warm-up of WarmupServiceTimes mean service times of the slowest pool.
@@ -81,7 +91,13 @@ type PoolValidation struct {
 	// rather than at a full batch, for the traffic the router really sends
 	// (compressed borderline requests included); 1 when the pool has no
 	// stable operating point.
-	UtilSelf     float64 `json:"utilization_self_consistent"`
+	UtilSelf float64 `json:"utilization_self_consistent"`
+	// GPUsSelf is an estimate, not a plan: the smallest GPU count at which
+	// the self-consistent utilization stays <= ρ_max for the pool's real
+	// traffic (n >= λ_p·E[k]·(W/ρ_max + b)/slots, selfConsistent). It
+	// ignores queueing delay and the P99 TTFT, so it is a lower bound on
+	// what an engine-consistent planner would size.
+	GPUsSelf     int     `json:"gpus_self_consistent_estimate"`
 	P99TTFTAnaS  float64 `json:"p99_ttft_s_ana"`
 	P99TTFTSimS  float64 `json:"p99_ttft_s_sim"`
 	P99WaitAnaS  float64 `json:"p99_queue_wait_s_ana"`
@@ -103,25 +119,31 @@ func (p PoolValidation) UtilErr() float64 {
 
 // Validation is the result of a plan-then-simulate check.
 type Validation struct {
-	Workload       string           `json:"workload"`
-	Method         string           `json:"method"`
-	Rate           float64          `json:"rate"`
-	BShort         int              `json:"b_short,omitempty"`
-	Gamma          float64          `json:"gamma,omitempty"`
-	PC             float64          `json:"p_c"`
-	Router         string           `json:"router"`
-	Calibration    string           `json:"calibration"`
-	Timing         string           `json:"timing"`
-	Seed           uint64           `json:"seed"`
-	Requests       int              `json:"requests"`
-	WarmupFraction float64          `json:"warmup_fraction"`
-	WarmupS        float64          `json:"warmup_s"`   // expected warm-up span, s
-	WindowS        float64          `json:"window_s"`   // measured window, s
-	SimTimeS       float64          `json:"sim_time_s"` // simulated time incl. drain, s
-	TotalGPUs      int              `json:"total_gpus"`
-	Pools          []PoolValidation `json:"pools"`
-	Warnings       []string         `json:"warnings,omitempty"`
-	Plan           pools.MethodPlan `json:"plan"`
+	Workload    string  `json:"workload"`
+	Method      string  `json:"method"`
+	Rate        float64 `json:"rate"`
+	BShort      int     `json:"b_short,omitempty"`
+	Gamma       float64 `json:"gamma,omitempty"`
+	PC          float64 `json:"p_c"`
+	Router      string  `json:"router"`
+	Calibration string  `json:"calibration"`
+	Timing      string  `json:"timing"`
+	// ShortCalibration and EstimateNoise are the planner's C&R traffic
+	// model (pools.ShortCalibPaper or pools.ShortCalibMix) and its σ (0
+	// under paper).
+	ShortCalibration string           `json:"short_calibration"`
+	EstimateNoise    float64          `json:"estimate_noise"`
+	RhoMax           float64          `json:"rho_max"` // the planner's utilization cap
+	Seed             uint64           `json:"seed"`
+	Requests         int              `json:"requests"`
+	WarmupFraction   float64          `json:"warmup_fraction"`
+	WarmupS          float64          `json:"warmup_s"`   // expected warm-up span, s
+	WindowS          float64          `json:"window_s"`   // measured window, s
+	SimTimeS         float64          `json:"sim_time_s"` // simulated time incl. drain, s
+	TotalGPUs        int              `json:"total_gpus"`
+	Pools            []PoolValidation `json:"pools"`
+	Warnings         []string         `json:"warnings,omitempty"`
+	Plan             pools.MethodPlan `json:"plan"`
 }
 
 // Validate plans cfg's fleet, simulates it and returns both. Bad input is
@@ -180,6 +202,7 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	}
 	pl, err := pools.NewPlanner(cal, pools.Config{Rate: c.Rate, RhoMax: c.RhoMax, ShortGPU: short, LongGPU: long,
 		BShort: c.BShort, Gamma: c.Gamma, PC: c.PC, Calibration: c.Calibration, Timing: c.Timing,
+		ShortCalibration: c.ShortCalibration, EstimateNoise: c.EstimateNoise,
 		FixB: c.Method == pools.MethodFleetOpt && c.BShort > 0})
 	if err != nil {
 		return nil, err
@@ -231,6 +254,42 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	if err != nil {
 		return nil, err
 	}
+	v := &Validation{Workload: cdf.Name, Method: m.Method, Rate: c.Rate, BShort: m.BShort, Gamma: m.Gamma, PC: m.PC,
+		Router: routerKind, Calibration: plan.Calibration, Timing: plan.Timing,
+		ShortCalibration: plan.ShortCalibration, EstimateNoise: plan.EstimateNoise, RhoMax: plan.RhoMax,
+		Seed: c.Seed, Requests: n, WarmupFraction: wf, WarmupS: math.Floor(wf*float64(n)) / c.Rate,
+		TotalGPUs: m.TotalGPUs, Plan: m}
+	if v.WarmupS < WarmupServiceTimes*maxSvc {
+		v.Warnings = append(v.Warnings, fmt.Sprintf("warm-up %.0f s is shorter than %d× the slowest pool's mean service time (%.1f s): the pools may not have reached steady state and the measured utilization is then too low; use more requests",
+			v.WarmupS, WarmupServiceTimes, maxSvc))
+	}
+	// The self-consistent estimates are predictions: they are made before
+	// the run, for the traffic the simulator's router really sends (its
+	// estimate noise is always workload.BytesJitter, whatever the plan
+	// assumed).
+	for _, p := range m.Pools {
+		g := short
+		if p.Name != "short" {
+			g = long
+		}
+		noise := 0.0
+		if routerKind == sim.RouterCR {
+			noise = workload.BytesJitter
+		}
+		se := selfConsistent(cdf, plan.InputFraction, g, p, m, c.Rate, plan.Timing, noise, plan.RhoMax)
+		if se.AB >= 1 {
+			why := fmt.Sprintf("the traffic the router really sends it (estimate noise σ = %g included) needs more slot time than its %d GPUs have", noise, p.GPUs)
+			if p.Name == "short" && m.Gamma > 1 && plan.ShortCalibration == pools.ShortCalibPaper {
+				why = "--short-calibration paper (FleetOpt Algorithm 1) sizes the short pool for (0, B] only, but it also serves the compressed band, whose requests keep their full output and hold a context near B (--short-calibration mix sizes it for that traffic)"
+			}
+			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: no stable operating point once the iteration time follows the batch it holds (a·b = %.3f >= 1): %s; expect it to saturate",
+				p.Name, se.AB, why))
+		}
+		v.Pools = append(v.Pools, PoolValidation{Name: p.Name, GPU: p.GPU, MaxCtx: p.MaxCtx, Slots: p.Slots, GPUs: p.GPUs,
+			ArrivalAna: p.ArrivalRate, MeanSvcAnaS: p.MeanServiceS, UtilAna: p.Utilization, UtilSelf: se.U, GPUsSelf: se.GPUs,
+			P99TTFTAnaS: p.P99TTFTS, P99WaitAnaS: p.P99WaitS})
+	}
+
 	if c.Start != nil {
 		c.Start(n)
 	}
@@ -238,50 +297,56 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Validation{Workload: cdf.Name, Method: m.Method, Rate: c.Rate, BShort: m.BShort, Gamma: m.Gamma, PC: m.PC,
-		Router: routerKind, Calibration: plan.Calibration, Timing: plan.Timing, Seed: c.Seed, Requests: n,
-		WarmupFraction: wf, WarmupS: math.Floor(wf*float64(n)) / c.Rate, WindowS: sum.WindowEndS - sum.WindowStartS,
-		SimTimeS: sum.SimTimeS, TotalGPUs: m.TotalGPUs, Plan: m}
-	if v.WarmupS < WarmupServiceTimes*maxSvc {
-		v.Warnings = append(v.Warnings, fmt.Sprintf("warm-up %.0f s is shorter than %d× the slowest pool's mean service time (%.1f s): the pools may not have reached steady state and the measured utilization is then too low; use more requests",
-			v.WarmupS, WarmupServiceTimes, maxSvc))
-	}
-	for i, p := range m.Pools {
-		s := sum.Pools[i]
-		g := short
-		if p.Name != "short" {
-			g = long
-		}
-		self, ab := selfConsistent(cdf, plan.InputFraction, g, p, m, c.Rate, plan.Timing)
-		if ab >= 1 {
-			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: no stable operating point once the iteration time follows the batch it holds (a·b = %.3f >= 1): the traffic it really receives (compressed borderline requests keep their full output and hold a context near B) needs more slot time than the pool has; expect it to saturate",
-				p.Name, ab))
-		}
-		pv := PoolValidation{Name: p.Name, GPU: p.GPU, MaxCtx: p.MaxCtx, Slots: p.Slots, GPUs: p.GPUs,
-			ArrivalAna: p.ArrivalRate, ArrivalSim: s.ArrivalRPS, MeanSvcAnaS: p.MeanServiceS,
-			UtilAna: p.Utilization, UtilSim: s.SlotUtilization, UtilSelf: self,
-			P99TTFTAnaS: p.P99TTFTS, P99TTFTSimS: s.TTFT.P99, P99WaitAnaS: p.P99WaitS, P99WaitSimS: s.QueueWait.P99,
-			Measured: s.Arrived, Rejected: s.Rejected, Preemptions: s.Preemptions, Overloaded: s.Overloaded,
-			BacklogGrows: s.BacklogGrowth}
+	v.WindowS = sum.WindowEndS - sum.WindowStartS
+	v.SimTimeS = sum.SimTimeS
+	for i := range v.Pools {
+		pv, s := &v.Pools[i], sum.Pools[i]
+		pv.ArrivalSim, pv.UtilSim = s.ArrivalRPS, s.SlotUtilization
+		pv.P99TTFTSimS, pv.P99WaitSimS = s.TTFT.P99, s.QueueWait.P99
+		pv.Measured, pv.Rejected, pv.Preemptions = s.Arrived, s.Rejected, s.Preemptions
+		pv.Overloaded, pv.BacklogGrows = s.Overloaded, s.BacklogGrowth
 		if s.Arrived == 0 {
-			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: no measured request: its simulated figures are empty (use more requests)", p.Name))
+			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: no measured request: its simulated figures are empty (use more requests)", pv.Name))
 		} else if s.Arrived < TargetPerPool && c.Requests == 0 {
-			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: %d measured requests (target %d)", p.Name, s.Arrived, TargetPerPool))
+			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: %d measured requests (target %d)", pv.Name, s.Arrived, TargetPerPool))
 		}
-		v.Pools = append(v.Pools, pv)
 	}
 	return v, nil
+}
+
+// selfEstimate is a pool's self-consistent operating point (selfConsistent).
+type selfEstimate struct {
+	U    float64 // slot utilization u; 1 when AB >= 1
+	AB   float64 // a·b: >= 1 means no stable operating point
+	GPUs int     // GPUs at which u <= ρ_max (an estimate, not a plan)
+}
+
+// compressProb is the probability that the C&R router compresses a band
+// request of length L with prompt in: its unbiased estimate
+// in·(1 + σz) + out must be <= gb, i.e. Φ((gb − L)/(σ·in)); with σ = 0 it
+// is 1 for L <= gb and 0 above.
+func compressProb(L, in, gb int, sigma float64) float64 {
+	if sigma <= 0 || in < 1 {
+		if L <= gb {
+			return 1
+		}
+		return 0
+	}
+	return 0.5 * math.Erfc(-float64(gb-L)/(sigma*float64(in))/math.Sqrt2)
 }
 
 // selfConsistent estimates a pool's slot utilization when the iteration
 // time follows the batch the pool actually holds, as in the simulator,
 // instead of a full batch as in the planner's calibration. It sums over
-// every integer length L of the CDF the traffic the pool really receives:
+// every integer length L of the CDF the traffic the pool really receives
+// (q(L) = compressProb with the router's estimate noise sigma; 0 for the
+// length router):
 //
 //   - homogeneous: every L;
-//   - short: L <= B, plus a share p_c of the borderline band (B, ⌊γB⌋]
-//     compressed to L_in' = min(L_in, B − L_out) (the router's C&R);
-//   - long: L > ⌊γB⌋ plus the uncompressed share 1 − p_c of the band.
+//   - short: L <= B, plus a share p_c·q(L) of every L > B, compressed to
+//     L_in' = min(L_in, B − L_out) (the router's C&R; a request with
+//     B − L_out < 1 is never compressed);
+//   - long: L > B with the remaining share 1 − p_c·q(L).
 //
 // A request spends k = ceil(L_in/C) + L_out iterations in a slot, and an
 // iteration costs
@@ -293,18 +358,27 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 // u = a·W/(1 − a·b) with a = λ_p·E[k]/(n·slots) and b the coefficient of u
 // in t(u). c̄ is 0.9·E[k·L]/E[k]: a slot's context grows from L_in to L
 // during decode (0.9·L on average for the 0.8 split), and decode iterations
-// are most of k. It returns a·b too: at a·b >= 1 there is no stable
-// operating point (the pool saturates) and u is returned as 1.
-func selfConsistent(cdf *workload.CDF, frac float64, g pools.GPU, p pools.PoolPlan, m pools.MethodPlan, rate float64, timing string) (u, ab float64) {
-	if p.GPUs < 1 {
-		return 0, 0
+// are most of k. At a·b >= 1 there is no stable operating point (the pool
+// saturates) and u is 1. Solving u <= ρ_max for n gives the GPU estimate
+// n >= λ_p·E[k]·(W/ρ_max + b)/slots (b does not depend on n).
+func selfConsistent(cdf *workload.CDF, frac float64, g pools.GPU, p pools.PoolPlan, m pools.MethodPlan, rate float64, timing string, sigma, rhoMax float64) selfEstimate {
+	if p.GPUs < 1 || p.Slots < 1 {
+		return selfEstimate{}
 	}
 	b, gb := m.BShort, m.BShort
 	if m.Gamma > 1 {
 		gb = int(math.Floor(m.Gamma * float64(m.BShort) * (1 + 1e-12)))
+	} else {
+		sigma = 0 // the length router: no compression
 	}
 	var mass, k, kl float64
 	prev := 0.0
+	add := func(w, pr float64, in, out int) {
+		kk := float64((in+g.ChunkTokens-1)/g.ChunkTokens + out)
+		mass += w * pr
+		k += w * pr * kk
+		kl += w * pr * kk * float64(in+out)
+	}
 	for L := 1; L <= cdf.Max(); L++ {
 		f := cdf.F(float64(L))
 		pr := f - prev
@@ -313,39 +387,40 @@ func selfConsistent(cdf *workload.CDF, frac float64, g pools.GPU, p pools.PoolPl
 			continue
 		}
 		in, out := workload.SplitFixed(L, frac)
-		w := 0.0
 		switch {
 		case p.Name == "homogeneous" || b == 0:
-			w = 1
-		case p.Name == "short" && L <= b:
-			w = 1
-		case p.Name == "short" && L <= gb:
-			w = m.PC
-			in = max(1, min(in, b-out))
-		case p.Name == "long" && L > gb:
-			w = 1
-		case p.Name == "long" && L > b:
-			w = 1 - m.PC
+			add(1, pr, in, out)
+		case L <= b:
+			if p.Name == "short" {
+				add(1, pr, in, out)
+			}
+		default:
+			wc := 0.0
+			if b-out >= 1 && m.Gamma > 1 {
+				wc = m.PC * compressProb(L, in, gb, sigma)
+			}
+			if p.Name == "short" && wc > 0 {
+				add(wc, pr, max(1, min(in, b-out)), out)
+			}
+			if p.Name == "long" && wc < 1 {
+				add(1-wc, pr, in, out)
+			}
 		}
-		if w == 0 {
-			continue
-		}
-		kk := float64((in+g.ChunkTokens-1)/g.ChunkTokens + out)
-		mass += w * pr
-		k += w * pr * kk
-		kl += w * pr * kk * float64(in+out)
 	}
 	if mass == 0 {
-		return 0, 0
+		return selfEstimate{}
 	}
-	a := rate * k / (float64(p.GPUs) * float64(p.Slots)) // = λ_p·E[k]/(n·slots)
+	r := rate * k / float64(p.Slots) // λ_p·E[k]/slots
 	coef := g.H * float64(p.Slots)
 	if timing == pools.TimingKV {
 		coef = g.H / float64(g.CalibCtx) * float64(p.Slots) * 0.9 * kl / k
 	}
-	ab = a * coef
-	if ab >= 1 {
-		return 1, ab
+	a := r / float64(p.GPUs)
+	se := selfEstimate{AB: a * coef, GPUs: int(math.Ceil(r * (g.W/rhoMax + coef)))}
+	if se.AB >= 1 {
+		se.U = 1
+	} else {
+		se.U = math.Min(1, a*g.W/(1-se.AB))
 	}
-	return math.Min(1, a*g.W/(1-ab)), ab
+	return se
 }
