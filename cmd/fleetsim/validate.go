@@ -11,6 +11,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/experiments"
 	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/workload"
 	"github.com/spf13/pflag"
 )
 
@@ -30,7 +31,15 @@ and P99 queue wait are printed with their differences.
 By default the run is long enough for 30,000 measured requests in the
 smallest pool, after a warm-up of five mean service times of the slowest pool
 (the pools start empty). pr uses the length router; retrofit and fleetopt use
-compress-and-route at the planned γ and p_c. Bad input exits with status 2.
+compress-and-route at the planned γ and p_c, planned with the C&R traffic
+model of --short-calibration (default mix, as 'fleetsim plan'; paper
+reproduces FleetOpt Algorithm 1, whose short pools saturate).
+
+Three utilizations are printed per pool: util ana (the planner's ϱ),
+util sim (measured busy slots / slots) and util self (a self-consistent
+estimate with the iteration time at the batch actually held; it predicts
+util sim). GPUs self is the GPU count at which util self would reach
+--rho-max: an estimate, not a plan. Bad input exits with status 2.
 
 Flags:
 `)
@@ -49,8 +58,10 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	gamma := fs.Float64("gamma", 1.5, "C&R bandwidth γ of retrofit (>= 1)")
 	pc := fs.Float64("p-c", 1.0, "compressibility p_c in (0, 1] (retrofit, fleetopt)")
 	rhoMax := fs.Float64("rho-max", pools.DefaultRhoMax, "utilization cap ρ_max, in (0, 1)")
-	calib := fs.String("calibration", pools.CalibExact, "service-time calibration: exact or montecarlo")
+	calib := fs.String("calibration", pools.CalibExact, "service-time calibration: exact, montecarlo (stratified) or montecarlo-iid")
 	timing := fs.String("timing", pools.DefaultTiming, "iteration-time preset of planner and simulator: kv or paper")
+	shortCal := fs.String("short-calibration", pools.ShortCalibMix, "C&R traffic model of retrofit/fleetopt pools, as in 'fleetsim plan': mix (each pool sized for the traffic it receives after compression) or paper (FleetOpt Algorithm 1: short on (0,B], long on (γB,∞); its short pools saturate in simulation)")
+	noise := fs.Float64("estimate-noise", workload.BytesJitter, "mix: relative s.d. σ of the router's prompt-length estimate assumed by the planner (0.05 = the simulator's byte jitter; 0 = exact estimates)")
 	requests := fs.Int("requests", 0, "requests to simulate (0 = automatic: 30,000 measured in the smallest pool after the warm-up)")
 	warmup := fs.Float64("warmup", 0, "warm-up fraction discarded from the metrics, in [0, 1) (0 = automatic)")
 	seed := fs.Uint64("seed", 1, "simulation seed (>= 1)")
@@ -87,6 +98,9 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	case *bShort < 0:
 		return badInput("--b-short %d: must be a positive number of tokens", *bShort)
 	}
+	if *shortCal != pools.ShortCalibPaper && *shortCal != pools.ShortCalibMix {
+		return badInput("--short-calibration %q: allowed: mix, paper", *shortCal)
+	}
 	m := strings.ToLower(*method)
 	switch m {
 	case pools.MethodHomo, pools.MethodPR, pools.MethodRetrofit, pools.MethodFleetOpt:
@@ -103,6 +117,7 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := experiments.ValidateConfig{Workload: *wl, Rate: *rate, BShort: *bShort, GPU: *gpu, GPULong: *gpuLong,
 		Method: m, Gamma: *gamma, PC: *pc, RhoMax: *rhoMax, Calibration: *calib, Timing: *timing,
+		ShortCalibration: *shortCal, EstimateNoise: *noise,
 		Requests: *requests, WarmupFraction: *warmup, Seed: *seed}
 	if m == pools.MethodHomo {
 		cfg.BShort = 0
@@ -153,22 +168,33 @@ func writeValidation(w io.Writer, v *experiments.Validation) error {
 	if v.Gamma > 1 {
 		desc += fmt.Sprintf(", γ %.1f, p_c %g", v.Gamma, v.PC)
 	}
-	fmt.Fprintf(w, "workload %s, λ = %g req/s, method %s: %d GPUs (calibration %s, timing %s)\n",
-		v.Workload, v.Rate, desc, v.TotalGPUs, v.Calibration, v.Timing)
+	fmt.Fprintf(w, "workload %s, λ = %g req/s, method %s: %d GPUs (calibration %s, timing %s, ρ_max %g)\n",
+		v.Workload, v.Rate, desc, v.TotalGPUs, v.Calibration, v.Timing, v.RhoMax)
+	sc := v.ShortCalibration
+	switch sc {
+	case pools.ShortCalibMix:
+		sc += fmt.Sprintf(" (C&R pools sized for their post-compression traffic; router estimate noise σ = %g)", v.EstimateNoise)
+	case pools.ShortCalibPaper:
+		sc += " (FleetOpt Algorithm 1: short sized on (0,B], long on (γB,∞))"
+	}
+	if v.Gamma <= 1 {
+		sc += "; no effect on this fleet (no compression)"
+	}
+	fmt.Fprintf(w, "short-calibration %s\n", sc)
 	fmt.Fprintf(w, "simulated %d requests (seed %d, router %s), warm-up %.0f%% (%.0f s), measurement window %.0f s\n\n",
 		v.Requests, v.Seed, v.Router, 100*v.WarmupFraction, v.WarmupS, v.WindowS)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "pool\tgpu\tmax_ctx\tGPUs\tmeasured\tutil ana\tutil sim\tdiff\tutil self\tP99 TTFT ana s\tP99 TTFT sim s\tdiff\tP99 wait ana s\tP99 wait sim s\tdiff s\trejected\toverloaded\t")
+	fmt.Fprintln(tw, "pool\tgpu\tmax_ctx\tGPUs\tmeasured\tutil ana\tutil sim\tdiff\tutil self\tGPUs self (est.)\tP99 TTFT ana s\tP99 TTFT sim s\tdiff\tP99 wait ana s\tP99 wait sim s\tdiff s\trejected\toverloaded\t")
 	for _, p := range v.Pools {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.3f\t%.3f\t%s\t%.3f\t%.3f\t%.3f\t%s\t%.4f\t%.4f\t%+.4f\t%d\t%v\t\n",
-			p.Name, p.GPU, p.MaxCtx, p.GPUs, p.Measured, p.UtilAna, p.UtilSim, pctDiff(p.UtilSim, p.UtilAna), p.UtilSelf,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.3f\t%.3f\t%s\t%.3f\t%d\t%.3f\t%.3f\t%s\t%.4f\t%.4f\t%+.4f\t%d\t%v\t\n",
+			p.Name, p.GPU, p.MaxCtx, p.GPUs, p.Measured, p.UtilAna, p.UtilSim, pctDiff(p.UtilSim, p.UtilAna), p.UtilSelf, p.GPUsSelf,
 			p.P99TTFTAnaS, p.P99TTFTSimS, pctDiff(p.P99TTFTSimS, p.P99TTFTAnaS),
 			p.P99WaitAnaS, p.P99WaitSimS, p.P99WaitSimS-p.P99WaitAnaS, p.Rejected, p.Overloaded)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nutil ana = λ_p/(n·μ_gpu) of the planner; util sim = time-averaged busy slots / slots;\nutil self = self-consistent estimate with the iteration time at the batch actually held (docs/experiments.md explains the gap).")
+	fmt.Fprintf(w, "\nutil ana = λ_p/(n·μ_gpu) of the planner; util sim = time-averaged busy slots / slots;\nutil self = self-consistent estimate with the iteration time at the batch actually held, for the traffic the router really sends (predicts util sim);\nGPUs self (est.) = GPUs at which util self would be ρ_max = %g: an estimate, not a plan (no TTFT target, no queueing; docs/experiments.md).\n", v.RhoMax)
 	for _, warn := range v.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
