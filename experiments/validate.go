@@ -356,9 +356,10 @@ func compressProb(L, in, gb int, sigma float64) float64 {
 //
 // Little's law per GPU, u·slots = (λ_p/n)·E[k]·t(u), is linear in u:
 // u = a·W/(1 − a·b) with a = λ_p·E[k]/(n·slots) and b the coefficient of u
-// in t(u). c̄ is 0.9·E[k·L]/E[k]: a slot's context grows from L_in to L
-// during decode (0.9·L on average for the 0.8 split), and decode iterations
-// are most of k. At a·b >= 1 there is no stable operating point (the pool
+// in t(u). c̄ is E[k·(L_in' + L_out/2)]/E[k]: a slot's context grows from
+// its served prompt L_in' to L_in' + L_out during decode, and decode
+// iterations are most of k (for an uncompressed request with the 0.8
+// split this is 0.9·L; a compressed one holds B − L_out/2). At a·b >= 1 there is no stable operating point (the pool
 // saturates) and u is 1. Solving u <= ρ_max for n gives the GPU estimate
 // n >= λ_p·E[k]·(W/ρ_max + b)/slots (b does not depend on n).
 func selfConsistent(cdf *workload.CDF, frac float64, g pools.GPU, p pools.PoolPlan, m pools.MethodPlan, rate float64, timing string, sigma, rhoMax float64) selfEstimate {
@@ -377,7 +378,7 @@ func selfConsistent(cdf *workload.CDF, frac float64, g pools.GPU, p pools.PoolPl
 		kk := float64((in+g.ChunkTokens-1)/g.ChunkTokens + out)
 		mass += w * pr
 		k += w * pr * kk
-		kl += w * pr * kk * float64(in+out)
+		kl += w * pr * kk * (float64(in) + float64(out)/2)
 	}
 	for L := 1; L <= cdf.Max(); L++ {
 		f := cdf.F(float64(L))
@@ -413,7 +414,7 @@ func selfConsistent(cdf *workload.CDF, frac float64, g pools.GPU, p pools.PoolPl
 	r := rate * k / float64(p.Slots) // λ_p·E[k]/slots
 	coef := g.H * float64(p.Slots)
 	if timing == pools.TimingKV {
-		coef = g.H / float64(g.CalibCtx) * float64(p.Slots) * 0.9 * kl / k
+		coef = g.H / float64(g.CalibCtx) * float64(p.Slots) * kl / k
 	}
 	a := r / float64(p.GPUs)
 	se := selfEstimate{AB: a * coef, GPUs: int(math.Ceil(r * (g.W/rhoMax + coef)))}
