@@ -120,6 +120,10 @@ type Calibrator struct {
 	p      []float64 // probability of one integer length in the bucket
 	cumF   []float64 // F at each bucket's upper bound
 	cumW   []sums    // cumW[i]: probability-weighted term sums of buckets 0 .. i-1
+	// wTo[x] = weightedTo(x) for every x in 0 .. Max when stride == 1 (nil
+	// otherwise): the mixtures of the mix model look up hundreds of
+	// boundaries per sweep, and this table makes each one O(1).
+	wTo []sums
 }
 
 // sums are the per-length terms whose sums give the moments: k = ceil(L_in/C)
@@ -214,6 +218,15 @@ func NewCalibrator(cdf *workload.CDF, frac float64, chunk int) (*Calibrator, err
 			cal.cumW[i+1].addScaled(cal.prefix(cal.hi[i]).sub(cal.prefix(cal.lo[i])), cal.p[i])
 		}
 	}
+	if stride == 1 {
+		// The same expression weightedTo evaluates, so the values are
+		// bit-identical.
+		wTo := make([]sums, maxT+1)
+		for x := 1; x <= maxT; x++ {
+			wTo[x] = cal.weightedTo(x)
+		}
+		cal.wTo = wTo
+	}
 	return cal, nil
 }
 
@@ -293,6 +306,9 @@ func (cal *Calibrator) quantileIn(lo, hi int, q float64) int {
 func (cal *Calibrator) weightedTo(x int) sums {
 	if x <= 0 {
 		return sums{}
+	}
+	if x < len(cal.wTo) {
+		return cal.wTo[x]
 	}
 	i := cal.bucketOf(x)
 	if i >= len(cal.hi) {

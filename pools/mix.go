@@ -92,9 +92,15 @@ func sortSearch(lo, hi int, f func(int) bool) int {
 
 // normalizeParts clips parts to the CDF, drops those without mass, merges
 // adjacent uncompressed parts of equal scale and checks them. It returns the
-// parts and each one's mass (Scale·P(Lo < L <= Hi)).
-func (cal *Calibrator) normalizeParts(parts []SlicePart) ([]SlicePart, []float64, error) {
+// parts and each one's mass (Scale·P(Lo < L <= Hi)), appended to buf's
+// slices when buf is not nil (the sweep reuses them; nil allocates).
+func (cal *Calibrator) normalizeParts(parts []SlicePart, buf *mixBuf) ([]SlicePart, []float64, error) {
 	var out []SlicePart
+	var mass []float64
+	if buf != nil {
+		out, mass = buf.parts[:0], buf.mass[:0]
+		defer func() { buf.parts, buf.mass = out[:0], mass[:0] }()
+	}
 	maxT := cal.cdf.Max()
 	for _, p := range parts {
 		if p.Lo < 0 || p.Hi <= p.Lo {
@@ -104,32 +110,43 @@ func (cal *Calibrator) normalizeParts(parts []SlicePart) ([]SlicePart, []float64
 			return nil, nil, fmt.Errorf("slice (%d, %d] scale %v: must be in [0, 1]", p.Lo, p.Hi, p.Scale)
 		}
 		p.Hi = min(p.Hi, maxT)
-		if p.Hi <= p.Lo || p.Scale == 0 || !(cal.F(p.Hi)-cal.F(p.Lo) > 0) {
+		if p.Hi <= p.Lo || p.Scale == 0 {
+			continue
+		}
+		pm := cal.F(p.Hi) - cal.F(p.Lo)
+		if !(pm > 0) {
 			continue
 		}
 		if p.CompressTo > 0 {
 			if p.Lo < p.CompressTo {
 				return nil, nil, fmt.Errorf("compressed slice (%d, %d]: starts below its budget %d tokens", p.Lo, p.Hi, p.CompressTo)
 			}
-			if top := cal.maxCompressible(p.CompressTo, p.Hi); top < p.Hi {
+			// L_out is non-decreasing in L: the part is compressible iff its
+			// longest request is.
+			if _, o := workload.SplitFixed(p.Hi, cal.frac); p.CompressTo-o < 1 {
+				top := cal.maxCompressible(p.CompressTo, p.Hi)
 				return nil, nil, fmt.Errorf("compressed slice (%d, %d]: a request of %d tokens keeps an output of %d or more, leaving no prompt budget under %d tokens",
 					p.Lo, p.Hi, top+1, p.CompressTo, p.CompressTo)
 			}
 		}
 		if n := len(out); n > 0 && p.CompressTo == 0 && out[n-1].CompressTo == 0 && out[n-1].Scale == p.Scale && out[n-1].Hi == p.Lo {
 			out[n-1].Hi = p.Hi
+			mass[n-1] = p.Scale * (cal.F(out[n-1].Hi) - cal.F(out[n-1].Lo))
 			continue
 		}
 		out = append(out, p)
+		mass = append(mass, p.Scale*pm)
 	}
 	if len(out) == 0 {
 		return nil, nil, fmt.Errorf("pool traffic of %q is empty (no requests in its slices)", cal.cdf.Name)
 	}
-	mass := make([]float64, len(out))
-	for i, p := range out {
-		mass[i] = p.Scale * (cal.F(p.Hi) - cal.F(p.Lo))
-	}
 	return out, mass, nil
+}
+
+// mixBuf holds reusable slices for normalizeParts (a Planner's sweep).
+type mixBuf struct {
+	parts []SlicePart
+	mass  []float64
 }
 
 // plainOne reports whether parts are one uncompressed slice: such a pool is
@@ -150,8 +167,12 @@ func (cal *Calibrator) compressedSums(p SlicePart, wc *wcache) sums {
 	iters := func(L int) int { _, _, c := cal.served(L, p); return c }
 	for L := p.Lo + 1; L <= p.Hi; {
 		j := iters(L)
-		// last length of the run: first L' with iters < j, minus one
-		end := sortSearch(L, p.Hi+1, func(x int) bool { return iters(x) < j }) - 1
+		// last length of the run: first L' with iters < j, minus one (most
+		// parts of the noise zone are one run: check the end first)
+		end := p.Hi
+		if iters(p.Hi) != j {
+			end = sortSearch(L, p.Hi+1, func(x int) bool { return iters(x) < j }) - 1
+		}
 		r := wc.slice(cal, L-1, end)
 		jf := float64(j)
 		k := jf*r.one + r.o
@@ -208,13 +229,14 @@ func (c *wcache) slice(cal *Calibrator, lo, hi int) sums {
 // P99Iters·t_iter(P99Len) bounds the true one from above). A mixture of one
 // uncompressed slice gives exactly Exact's numbers (Mass scaled).
 func (cal *Calibrator) ExactMix(parts []SlicePart, pt PoolTiming) (ServiceStats, error) {
-	return cal.exactMix(parts, pt, true)
+	return cal.exactMix(parts, pt, true, nil)
 }
 
 // exactMix is ExactMix; without p99 it leaves the P99 fields zero (the
-// planner's sweep needs them only with a TTFT target).
-func (cal *Calibrator) exactMix(parts []SlicePart, pt PoolTiming, p99 bool) (ServiceStats, error) {
-	parts, mass, err := cal.normalizeParts(parts)
+// planner's sweep needs them only with a TTFT target). buf, if not nil,
+// provides reusable scratch slices.
+func (cal *Calibrator) exactMix(parts []SlicePart, pt PoolTiming, p99 bool, buf *mixBuf) (ServiceStats, error) {
+	parts, mass, err := cal.normalizeParts(parts, buf)
 	if err != nil {
 		return ServiceStats{}, err
 	}
@@ -329,7 +351,7 @@ func (cal *Calibrator) MonteCarloMixIID(parts []SlicePart, pt PoolTiming, n int,
 }
 
 func (cal *Calibrator) monteCarloMix(parts []SlicePart, pt PoolTiming, n int, seed uint64, stratified bool) (ServiceStats, error) {
-	parts, mass, err := cal.normalizeParts(parts)
+	parts, mass, err := cal.normalizeParts(parts, nil)
 	if err != nil {
 		return ServiceStats{}, err
 	}
@@ -444,14 +466,23 @@ const noiseZ = 5
 // the CDF breakpoints, L_in ≈ f·L) inside the zone ⌊γb⌋/(1 ± noiseZ·σ·f),
 // and 1 or 0 outside it. gbc is the last length the
 // router can compress at all (T_c = b − L_out >= 1).
-func (pl *Planner) mixTraffic(b, gb, gbc int, pc float64) (short, long partList) {
+//
+// With reuse the parts are appended to the planner's scratch slices (the
+// sweep's count-only path; the lists are dead before the next cell).
+func (pl *Planner) mixTraffic(b, gb, gbc int, pc float64, reuse bool) (short, long partList) {
 	short = plain(0, b)
+	if reuse {
+		short.parts, long.parts = pl.scratch.short[:0], pl.scratch.long[:0]
+	}
 	defer func() {
 		key := trafficKey{b: b, gb: gb, pc: pc}
-		if short.parts != nil {
+		if len(short.parts) > 0 {
 			short.key = key
 		}
 		long.key = key
+		if reuse {
+			pl.scratch.short, pl.scratch.long = short.parts[:0], long.parts[:0]
+		}
 	}()
 	sigma, f := pl.cfg.EstimateNoise, pl.cal.frac
 	zlo, zhi := gbc, gbc
@@ -471,9 +502,13 @@ func (pl *Planner) mixTraffic(b, gb, gbc int, pc float64) (short, long partList)
 	}
 	if zhi > zlo {
 		w := max(16, int(sigma*f*float64(gb)/4))
+		i := pl.cal.bucketOf(zlo + 1)
 		for lo := zlo; lo < zhi; {
 			hi := min(lo+w, zhi)
-			if i := pl.cal.bucketOf(lo + 1); i < len(pl.cal.hi) {
+			for i < len(pl.cal.hi) && pl.cal.hi[i] < lo+1 {
+				i++ // the bucket of lo+1 (bucketOf, as lo grows)
+			}
+			if i < len(pl.cal.hi) {
 				hi = min(hi, pl.cal.hi[i]) // a run never straddles a CDF breakpoint
 			}
 			// Simpson's rule over the run (lengths lo+1 .. hi).

@@ -242,6 +242,12 @@ type Planner struct {
 	cal   *Calibrator
 	cache map[calKey]ServiceStats
 	homo  *MethodPlan
+	// scratch slices of the sweep's count-only path (cellCost): the pools'
+	// traffic parts and the normalized mixture.
+	scratch struct {
+		short, long []SlicePart
+		mix         mixBuf
+	}
 }
 
 type calKey struct {
@@ -273,7 +279,7 @@ func plain(lo, hi int) partList { return partList{key: trafficKey{lo: lo, hi: hi
 
 // add appends a slice, turning a plain slice into a mixture.
 func (l *partList) add(p SlicePart) {
-	if l.parts == nil && l.n == 1 {
+	if len(l.parts) == 0 && l.n == 1 {
 		l.parts = append(l.parts, SlicePart{Lo: l.key.lo, Hi: l.key.hi, Scale: 1})
 	}
 	l.parts = append(l.parts, p)
@@ -283,7 +289,7 @@ func (l *partList) add(p SlicePart) {
 // slice returns the single plain slice (lo, hi] of l, ok = false for a
 // mixture.
 func (l partList) slice() (lo, hi int, ok bool) {
-	if l.parts == nil {
+	if len(l.parts) == 0 {
 		return l.key.lo, l.key.hi, l.n == 1
 	}
 	if l.n == 1 && l.parts[0].CompressTo == 0 && l.parts[0].Scale == 1 {
@@ -294,7 +300,7 @@ func (l partList) slice() (lo, hi int, ok bool) {
 
 // bounds returns the smallest lo and largest hi of l's slices.
 func (l partList) bounds() (lo, hi int) {
-	if l.parts == nil {
+	if len(l.parts) == 0 {
 		return l.key.lo, l.key.hi
 	}
 	lo, hi = l.parts[0].Lo, l.parts[0].Hi
@@ -345,8 +351,10 @@ func (pl *Planner) calibrate(long bool, ctx int, parts partList, countOnly bool)
 		return ServiceStats{}, pt, err
 	}
 	lo, hi, one := parts.slice()
-	useCache := pl.cfg.Calibration != CalibExact || lo == 0 || !one
 	noP99 := countOnly && !one && pl.cfg.Calibration == CalibExact && pl.cfg.SLO == 0
+	// A count-only mixture is its cell's own (b, γb): the sweep never asks
+	// for it again, so it is not stored.
+	useCache := (pl.cfg.Calibration != CalibExact || lo == 0 || !one) && !noP99
 	k := calKey{parts.key, ctx, long, noP99}
 	if useCache {
 		if st, ok := pl.cache[k]; ok {
@@ -358,7 +366,7 @@ func (pl *Planner) calibrate(long bool, ctx int, parts partList, countOnly bool)
 		st, err = pl.cal.Calibrate(pl.cfg.Calibration, lo, hi, pt, pl.cfg.Seed)
 	} else {
 		if noP99 {
-			st, err = pl.cal.exactMix(parts.parts, pt, false)
+			st, err = pl.cal.exactMix(parts.parts, pt, false, &pl.scratch.mix)
 		} else {
 			st, err = pl.cal.CalibrateMix(pl.cfg.Calibration, parts.parts, pt, pl.cfg.Seed)
 		}
@@ -461,7 +469,7 @@ func (pl *Planner) Homogeneous() (MethodPlan, error) {
 // exactly; with p_c = 0 it is the PR fleet exactly.
 func (pl *Planner) Split(method string, b int, gamma, pc float64) (MethodPlan, error) {
 	c := pl.cfg
-	sh, err := pl.shape(b, gamma, pc)
+	sh, err := pl.shape(b, gamma, pc, false)
 	if err != nil {
 		return MethodPlan{}, err
 	}
@@ -507,7 +515,10 @@ type splitShape struct {
 	short, long           partList // each pool's calibration traffic; long.n == 0: no long pool
 }
 
-func (pl *Planner) shape(b int, gamma, pc float64) (splitShape, error) {
+//
+// With reuse (the sweep's cellCost) a mixture's parts live in the planner's
+// scratch slices until the next call.
+func (pl *Planner) shape(b int, gamma, pc float64, reuse bool) (splitShape, error) {
 	c := pl.cfg
 	if b < 1 || b >= c.LongCtx {
 		return splitShape{}, fmt.Errorf("b-short %d tokens: must be in [1, %d)", b, c.LongCtx)
@@ -535,7 +546,7 @@ func (pl *Planner) shape(b int, gamma, pc float64) (splitShape, error) {
 	}
 	sh.short = plain(0, b)
 	if mix && pc > 0 && sh.gbc > b {
-		sh.short, sh.long = pl.mixTraffic(b, sh.gb, sh.gbc, pc)
+		sh.short, sh.long = pl.mixTraffic(b, sh.gb, sh.gbc, pc, reuse)
 		// α′: what C&R really sends short (with estimate noise it is not
 		// F(B) + p_c·β).
 		sh.ap = sh.alpha
@@ -613,7 +624,7 @@ func (pl *Planner) sizeCount(long bool, ctx int, parts partList, lambda float64)
 // building its report: the inner loop of FleetOpt's sweep.
 func (pl *Planner) cellCost(b int, gamma float64) (float64, int, error) {
 	c := pl.cfg
-	sh, err := pl.shape(b, gamma, c.PC)
+	sh, err := pl.shape(b, gamma, c.PC, true)
 	if err != nil {
 		return 0, 0, err
 	}
