@@ -515,7 +515,6 @@ type splitShape struct {
 	short, long           partList // each pool's calibration traffic; long.n == 0: no long pool
 }
 
-//
 // With reuse (the sweep's cellCost) a mixture's parts live in the planner's
 // scratch slices until the next call.
 func (pl *Planner) shape(b int, gamma, pc float64, reuse bool) (splitShape, error) {
