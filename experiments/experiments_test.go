@@ -453,25 +453,32 @@ func TestSelfConsistent(t *testing.T) {
 // TestSelfConsistentSaturation checks the C&R warning: the PR + C&R plan
 // at Azure B = 4,096, γ = 1.5 under the paper's model (48 + 45 GPUs,
 // docs/planner.md §4) is flagged, because the compressed band makes
-// a·b ≥ 1 in its short pool; under mix (76 + 48) no pool is.
+// a·b ≥ 1 in its short pool; under mix (76 + 48) no pool is. Agent-heavy
+// (B = 8,192, p_c = 0.75: 259 paper, 375 mix short GPUs, docs/planner.md
+// §4) has a·b < 1 but a fixed point u > 1 under paper: flagged too.
 func TestSelfConsistentSaturation(t *testing.T) {
 	tests := []struct {
+		wl        string
+		b         int
+		pc        float64
 		shortCal  string
 		noise     float64
 		shortGPUs int
 		saturated bool
 	}{
-		{pools.ShortCalibPaper, 0, 48, true},
-		{pools.ShortCalibMix, 0.05, 76, false},
+		{"azure", 4096, 1, pools.ShortCalibPaper, 0, 48, true},
+		{"azure", 4096, 1, pools.ShortCalibMix, 0.05, 76, false},
+		{"agent-heavy", 8192, 0.75, pools.ShortCalibPaper, 0, 259, true},
+		{"agent-heavy", 8192, 0.75, pools.ShortCalibMix, 0.05, 375, false},
 	}
 	for _, tt := range tests {
-		v, err := Validate(ValidateConfig{Workload: "azure", Rate: 1000, BShort: 4096, Method: "retrofit", Requests: 2000,
+		v, err := Validate(ValidateConfig{Workload: tt.wl, Rate: 1000, BShort: tt.b, PC: tt.pc, Method: "retrofit", Requests: 2000,
 			ShortCalibration: tt.shortCal, EstimateNoise: tt.noise})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if v.ShortCalibration != tt.shortCal || v.Pools[0].GPUs != tt.shortGPUs {
-			t.Errorf("%s: model %q, short pool %d GPUs; want %d", tt.shortCal, v.ShortCalibration, v.Pools[0].GPUs, tt.shortGPUs)
+			t.Errorf("%s %s: model %q, short pool %d GPUs; want %d", tt.wl, tt.shortCal, v.ShortCalibration, v.Pools[0].GPUs, tt.shortGPUs)
 		}
 		warned := strings.Contains(strings.Join(v.Warnings, "\n"), "no stable operating point")
 		if (v.Pools[0].UtilSelf == 1) != tt.saturated || warned != tt.saturated {

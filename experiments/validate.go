@@ -277,13 +277,13 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 			noise = workload.BytesJitter
 		}
 		se := selfConsistent(cdf, plan.InputFraction, g, p, m, c.Rate, plan.Timing, noise, plan.RhoMax)
-		if se.AB >= 1 {
+		if se.U >= 1 {
 			why := fmt.Sprintf("the traffic the router really sends it (estimate noise σ = %g included) needs more slot time than its %d GPUs have", noise, p.GPUs)
 			if p.Name == "short" && m.Gamma > 1 && plan.ShortCalibration == pools.ShortCalibPaper {
 				why = "--short-calibration paper (FleetOpt Algorithm 1) sizes the short pool for (0, B] only, but it also serves the compressed band, whose requests keep their full output and hold a context near B (--short-calibration mix sizes it for that traffic)"
 			}
-			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: no stable operating point once the iteration time follows the batch it holds (a·b = %.3f >= 1): %s; expect it to saturate",
-				p.Name, se.AB, why))
+			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: no stable operating point once the iteration time follows the batch it holds (a·b = %.3f, u = a·W/(1 − a·b) %s): %s; expect it to saturate",
+				p.Name, se.AB, selfFixedPoint(se), why))
 		}
 		v.Pools = append(v.Pools, PoolValidation{Name: p.Name, GPU: p.GPU, MaxCtx: p.MaxCtx, Slots: p.Slots, GPUs: p.GPUs,
 			ArrivalAna: p.ArrivalRate, MeanSvcAnaS: p.MeanServiceS, UtilAna: p.Utilization, UtilSelf: se.U, GPUsSelf: se.GPUs,
@@ -316,9 +316,18 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 
 // selfEstimate is a pool's self-consistent operating point (selfConsistent).
 type selfEstimate struct {
-	U    float64 // slot utilization u; 1 when AB >= 1
+	U    float64 // slot utilization u, at most 1; 1 means no stable operating point
 	AB   float64 // a·b: >= 1 means no stable operating point
+	Raw  float64 // a·W/(1 − a·b) before the cap at 1 (+Inf when AB >= 1)
 	GPUs int     // GPUs at which u <= ρ_max (an estimate, not a plan)
+}
+
+// selfFixedPoint describes the uncapped fixed point for a warning.
+func selfFixedPoint(se selfEstimate) string {
+	if se.AB >= 1 {
+		return "has no solution in [0, 1]"
+	}
+	return fmt.Sprintf("= %.3f >= 1", se.Raw)
 }
 
 // compressProb is the probability that the C&R router compresses a band
@@ -359,7 +368,8 @@ func compressProb(L, in, gb int, sigma float64) float64 {
 // in t(u). c̄ is E[k·(L_in' + L_out/2)]/E[k]: a slot's context grows from
 // its served prompt L_in' to L_in' + L_out during decode, and decode
 // iterations are most of k (for an uncompressed request with the 0.8
-// split this is 0.9·L; a compressed one holds B − L_out/2). At a·b >= 1 there is no stable operating point (the pool
+// split this is 0.9·L; a compressed one holds B − L_out/2). At a·b >= 1,
+// or a·W/(1 − a·b) >= 1, there is no stable operating point (the pool
 // saturates) and u is 1. Solving u <= ρ_max for n gives the GPU estimate
 // n >= λ_p·E[k]·(W/ρ_max + b)/slots (b does not depend on n).
 func selfConsistent(cdf *workload.CDF, frac float64, g pools.GPU, p pools.PoolPlan, m pools.MethodPlan, rate float64, timing string, sigma, rhoMax float64) selfEstimate {
@@ -418,10 +428,10 @@ func selfConsistent(cdf *workload.CDF, frac float64, g pools.GPU, p pools.PoolPl
 	}
 	a := r / float64(p.GPUs)
 	se := selfEstimate{AB: a * coef, GPUs: int(math.Ceil(r * (g.W/rhoMax + coef)))}
-	if se.AB >= 1 {
-		se.U = 1
-	} else {
-		se.U = math.Min(1, a*g.W/(1-se.AB))
+	se.Raw = math.Inf(1)
+	if se.AB < 1 {
+		se.Raw = a * g.W / (1 - se.AB)
 	}
+	se.U = math.Min(1, se.Raw)
 	return se
 }
