@@ -275,6 +275,82 @@ func (cal *Calibrator) exactMix(parts []SlicePart, pt PoolTiming, p99 bool, buf 
 	return st, nil
 }
 
+// mixMoments returns E[S] and Var[S] of the mixture of parts with timing pt:
+// exactMix's moments without its bookkeeping, for the sweep's count-only
+// path (no P99 fields, no Mass or prefill means). It needs the per-length
+// table wTo (ok = false without it; the caller then uses exactMix). Parts
+// are taken as given: each part's sums are its scale times the weighted
+// prefix differences at its bounds, so parts without mass add exactly 0
+// and merging adjacent slices changes nothing but rounding. It equals
+// exactMix's MeanS and VarS to ~1e-15 relative (the golden sweep test pins
+// every cell to 1e-9).
+func (cal *Calibrator) mixMoments(parts []SlicePart, pt PoolTiming) (es, vs float64, ok bool, err error) {
+	if cal.wTo == nil {
+		return 0, 0, false, nil
+	}
+	maxT := cal.cdf.Max()
+	w, g := pt.iterCoef()
+	// Sums of 1, k, k·L, k², k²·L, k²·L² (k = iterations, L = served length).
+	var one, k, kl, k2, k2l, k2ll float64
+	for _, p := range parts {
+		if p.Lo < 0 || p.Hi <= p.Lo || !(p.Scale >= 0 && p.Scale <= 1) {
+			return 0, 0, true, fmt.Errorf("CDF slice (%d, %d] scale %v: want 0 <= lo < hi and scale in [0, 1]", p.Lo, p.Hi, p.Scale)
+		}
+		hi := min(p.Hi, maxT)
+		if hi <= p.Lo || p.Scale == 0 {
+			continue
+		}
+		if p.CompressTo == 0 {
+			a, b := &cal.wTo[p.Lo], &cal.wTo[hi]
+			sc := p.Scale
+			one += sc * (b.one - a.one)
+			k += sc * (b.k - a.k)
+			kl += sc * (b.kl - a.kl)
+			k2 += sc * (b.k2 - a.k2)
+			k2l += sc * (b.k2l - a.k2l)
+			k2ll += sc * (b.k2ll - a.k2ll)
+			continue
+		}
+		if p.Lo < p.CompressTo {
+			return 0, 0, true, fmt.Errorf("compressed slice (%d, %d]: starts below its budget %d tokens", p.Lo, hi, p.CompressTo)
+		}
+		if _, o := workload.SplitFixed(hi, cal.frac); p.CompressTo-o < 1 {
+			return 0, 0, true, fmt.Errorf("compressed slice (%d, %d]: its longest requests leave no prompt budget under %d tokens", p.Lo, hi, p.CompressTo)
+		}
+		// Every request is served at B tokens in j + L_out iterations, j
+		// constant on runs (compressedSums).
+		B := float64(p.CompressTo)
+		q := SlicePart{Lo: p.Lo, Hi: hi, CompressTo: p.CompressTo}
+		iters := func(L int) int { _, _, c := cal.served(L, q); return c }
+		for L := p.Lo + 1; L <= hi; {
+			j := iters(L)
+			end := hi
+			if iters(hi) != j {
+				end = sortSearch(L, hi+1, func(x int) bool { return iters(x) < j }) - 1
+			}
+			a, b := &cal.wTo[L-1], &cal.wTo[end]
+			r1, ro, ro2 := b.one-a.one, b.o-a.o, b.o2-a.o2
+			jf := float64(j)
+			kk := jf*r1 + ro
+			kk2 := jf*jf*r1 + 2*jf*ro + ro2
+			sc := p.Scale
+			one += sc * r1
+			k += sc * kk
+			kl += sc * B * kk
+			k2 += sc * kk2
+			k2l += sc * B * kk2
+			k2ll += sc * B * B * kk2
+			L = end + 1
+		}
+	}
+	if !(one > 0) {
+		return 0, 0, true, fmt.Errorf("pool traffic of %q is empty (no requests in its slices)", cal.cdf.Name)
+	}
+	es = (w*k + g*kl) / one
+	es2 := (w*w*k2 + 2*w*g*k2l + g*g*k2ll) / one
+	return es, max(es2-es*es, 0), true, nil
+}
+
 // mixQuantileLen returns the smallest served length x with
 // P(served <= x) >= q over the mixture. Served lengths are non-decreasing
 // in L: L itself in a plain part, CompressTo in a compressed one.

@@ -366,7 +366,14 @@ func (pl *Planner) calibrate(long bool, ctx int, parts partList, countOnly bool)
 		st, err = pl.cal.Calibrate(pl.cfg.Calibration, lo, hi, pt, pl.cfg.Seed)
 	} else {
 		if noP99 {
-			st, err = pl.cal.exactMix(parts.parts, pt, false, &pl.scratch.mix)
+			var ok bool
+			if st.MeanS, st.VarS, ok, err = pl.cal.mixMoments(parts.parts, pt); ok && err == nil {
+				st.Method = CalibExact
+				st.Cs2 = st.VarS / (st.MeanS * st.MeanS)
+				st.MuGPU = float64(pt.Slots) / st.MeanS
+			} else if !ok {
+				st, err = pl.cal.exactMix(parts.parts, pt, false, &pl.scratch.mix)
+			}
 		} else {
 			st, err = pl.cal.CalibrateMix(pl.cfg.Calibration, parts.parts, pt, pl.cfg.Seed)
 		}
