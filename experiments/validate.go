@@ -94,9 +94,9 @@ type PoolValidation struct {
 	UtilSelf float64 `json:"utilization_self_consistent"`
 	// GPUsSelf is an estimate, not a plan: the smallest GPU count at which
 	// the self-consistent utilization stays <= ρ_max for the pool's real
-	// traffic (n >= λ_p·E[k]·(W/ρ_max + b)/slots, selfConsistent). It
-	// ignores queueing delay and the P99 TTFT, so it is a lower bound on
-	// what an engine-consistent planner would size.
+	// traffic (n >= λ_p·E[k]·(W/ρ_max + b)/slots, selfConsistent). W is
+	// small beside b, so it lies close to that model's saturation knee: it
+	// has no margin, no queueing delay and no P99 TTFT target.
 	GPUsSelf     int     `json:"gpus_self_consistent_estimate"`
 	P99TTFTAnaS  float64 `json:"p99_ttft_s_ana"`
 	P99TTFTSimS  float64 `json:"p99_ttft_s_sim"`

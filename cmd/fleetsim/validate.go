@@ -39,7 +39,7 @@ Three utilizations are printed per pool: util ana (the planner's ϱ),
 util sim (measured busy slots / slots) and util self (a self-consistent
 estimate with the iteration time at the batch actually held; it predicts
 util sim). GPUs self is the GPU count at which util self would reach
---rho-max: an estimate, not a plan. Bad input exits with status 2.
+--rho-max: an estimate close to the saturation knee, not a plan. Bad input exits with status 2.
 
 Flags:
 `)
@@ -194,7 +194,7 @@ func writeValidation(w io.Writer, v *experiments.Validation) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nutil ana = λ_p/(n·μ_gpu) of the planner; util sim = time-averaged busy slots / slots;\nutil self = self-consistent estimate with the iteration time at the batch actually held, for the traffic the router really sends (predicts util sim);\nGPUs self (est.) = GPUs at which util self would be ρ_max = %g: an estimate, not a plan (no TTFT target, no queueing; docs/experiments.md).\n", v.RhoMax)
+	fmt.Fprintf(w, "\nutil ana = λ_p/(n·μ_gpu) of the planner; util sim = time-averaged busy slots / slots;\nutil self = self-consistent estimate with the iteration time at the batch actually held, for the traffic the router really sends (predicts util sim);\nGPUs self (est.) = GPUs at which util self would be ρ_max = %g: an estimate near the saturation knee, not a plan (no margin, TTFT target or queueing; docs/experiments.md).\n", v.RhoMax)
 	for _, warn := range v.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
