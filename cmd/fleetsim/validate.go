@@ -39,7 +39,8 @@ Three utilizations are printed per pool: util ana (the planner's ϱ),
 util sim (measured busy slots / slots) and util self (a self-consistent
 estimate with the iteration time at the batch actually held; it predicts
 util sim). GPUs self is the GPU count at which util self would reach
---rho-max: an estimate close to the saturation knee, not a plan. Bad input exits with status 2.
+--rho-max: an estimate close to the saturation knee, not a plan. Bad
+input exits with status 2.
 
 Flags:
 `)
