@@ -275,47 +275,43 @@ func (cal *Calibrator) exactMix(parts []SlicePart, pt PoolTiming, p99 bool, buf 
 	return st, nil
 }
 
-// mixMoments returns E[S] and Var[S] of the mixture of parts with timing pt:
-// exactMix's moments without its bookkeeping, for the sweep's count-only
-// path (no P99 fields, no Mass or prefill means). It needs the per-length
-// table wTo (ok = false without it; the caller then uses exactMix). Parts
-// are taken as given: each part's sums are its scale times the weighted
-// prefix differences at its bounds, so parts without mass add exactly 0
-// and merging adjacent slices changes nothing but rounding. It equals
-// exactMix's MeanS and VarS to ~1e-15 relative (the golden sweep test pins
-// every cell to 1e-9).
-func (cal *Calibrator) mixMoments(parts []SlicePart, pt PoolTiming) (es, vs float64, ok bool, err error) {
-	if cal.wTo == nil {
-		return 0, 0, false, nil
-	}
+// momentSums are the probability-weighted sums over a mixture of 1, k,
+// k·L, k², k²·L and k²·L² (k = iterations, L = served length).
+type momentSums struct{ one, k, kl, k2, k2l, k2ll float64 }
+
+// mixSums returns the moment sums of the mixture of parts straight from the
+// per-length table wTo (which the caller checks is not nil): each part's
+// sums are its scale times the weighted prefix differences at its bounds,
+// so parts without mass add exactly 0 and merging adjacent slices changes
+// nothing but rounding. Compressed parts are summed run by run of equal
+// prefill iterations, as compressedSums does.
+func (cal *Calibrator) mixSums(parts []SlicePart) (momentSums, error) {
+	var m momentSums
 	maxT := cal.cdf.Max()
-	w, g := pt.iterCoef()
-	// Sums of 1, k, k·L, k², k²·L, k²·L² (k = iterations, L = served length).
-	var one, k, kl, k2, k2l, k2ll float64
 	for _, p := range parts {
 		if p.Lo < 0 || p.Hi <= p.Lo || !(p.Scale >= 0 && p.Scale <= 1) {
-			return 0, 0, true, fmt.Errorf("CDF slice (%d, %d] scale %v: want 0 <= lo < hi and scale in [0, 1]", p.Lo, p.Hi, p.Scale)
+			return m, fmt.Errorf("CDF slice (%d, %d] scale %v: want 0 <= lo < hi and scale in [0, 1]", p.Lo, p.Hi, p.Scale)
 		}
 		hi := min(p.Hi, maxT)
 		if hi <= p.Lo || p.Scale == 0 {
 			continue
 		}
+		sc := p.Scale
 		if p.CompressTo == 0 {
 			a, b := &cal.wTo[p.Lo], &cal.wTo[hi]
-			sc := p.Scale
-			one += sc * (b.one - a.one)
-			k += sc * (b.k - a.k)
-			kl += sc * (b.kl - a.kl)
-			k2 += sc * (b.k2 - a.k2)
-			k2l += sc * (b.k2l - a.k2l)
-			k2ll += sc * (b.k2ll - a.k2ll)
+			m.one += sc * (b.one - a.one)
+			m.k += sc * (b.k - a.k)
+			m.kl += sc * (b.kl - a.kl)
+			m.k2 += sc * (b.k2 - a.k2)
+			m.k2l += sc * (b.k2l - a.k2l)
+			m.k2ll += sc * (b.k2ll - a.k2ll)
 			continue
 		}
 		if p.Lo < p.CompressTo {
-			return 0, 0, true, fmt.Errorf("compressed slice (%d, %d]: starts below its budget %d tokens", p.Lo, hi, p.CompressTo)
+			return m, fmt.Errorf("compressed slice (%d, %d]: starts below its budget %d tokens", p.Lo, hi, p.CompressTo)
 		}
 		if _, o := workload.SplitFixed(hi, cal.frac); p.CompressTo-o < 1 {
-			return 0, 0, true, fmt.Errorf("compressed slice (%d, %d]: its longest requests leave no prompt budget under %d tokens", p.Lo, hi, p.CompressTo)
+			return m, fmt.Errorf("compressed slice (%d, %d]: its longest requests leave no prompt budget under %d tokens", p.Lo, hi, p.CompressTo)
 		}
 		// Every request is served at B tokens in j + L_out iterations, j
 		// constant on runs (compressedSums).
@@ -333,21 +329,38 @@ func (cal *Calibrator) mixMoments(parts []SlicePart, pt PoolTiming) (es, vs floa
 			jf := float64(j)
 			kk := jf*r1 + ro
 			kk2 := jf*jf*r1 + 2*jf*ro + ro2
-			sc := p.Scale
-			one += sc * r1
-			k += sc * kk
-			kl += sc * B * kk
-			k2 += sc * kk2
-			k2l += sc * B * kk2
-			k2ll += sc * B * B * kk2
+			m.one += sc * r1
+			m.k += sc * kk
+			m.kl += sc * B * kk
+			m.k2 += sc * kk2
+			m.k2l += sc * B * kk2
+			m.k2ll += sc * B * B * kk2
 			L = end + 1
 		}
 	}
-	if !(one > 0) {
+	return m, nil
+}
+
+// mixMoments returns E[S] and Var[S] of the mixture of parts with timing pt:
+// exactMix's moments without its bookkeeping, for the sweep's count-only
+// path (no P99 fields, no Mass or prefill means). It needs the per-length
+// table wTo (ok = false without it; the caller then uses exactMix). It
+// equals exactMix's MeanS and VarS up to rounding (the golden sweep test
+// pins every cell to 1e-9).
+func (cal *Calibrator) mixMoments(parts []SlicePart, pt PoolTiming) (es, vs float64, ok bool, err error) {
+	if cal.wTo == nil {
+		return 0, 0, false, nil
+	}
+	m, err := cal.mixSums(parts)
+	if err != nil {
+		return 0, 0, true, err
+	}
+	if !(m.one > 0) {
 		return 0, 0, true, fmt.Errorf("pool traffic of %q is empty (no requests in its slices)", cal.cdf.Name)
 	}
-	es = (w*k + g*kl) / one
-	es2 := (w*w*k2 + 2*w*g*k2l + g*g*k2ll) / one
+	w, g := pt.iterCoef()
+	es = (w*m.k + g*m.kl) / m.one
+	es2 := (w*w*m.k2 + 2*w*g*m.k2l + g*g*m.k2ll) / m.one
 	return es, max(es2-es*es, 0), true, nil
 }
 
@@ -379,9 +392,22 @@ func (cal *Calibrator) mixQuantileLen(parts []SlicePart, mass []float64, total, 
 // one, so each part's mass below j is one binary search.
 func (cal *Calibrator) mixQuantileIters(parts []SlicePart, total, q float64) int {
 	iters := func(L int, p SlicePart) int { _, _, c := cal.served(L, p); return c }
+	// Most parts (the noise zone's runs) have one iteration count c
+	// throughout: their mass is then below j all or nothing.
+	first := make([]int, len(parts))
+	last := make([]int, len(parts))
+	for i, p := range parts {
+		first[i], last[i] = iters(p.Lo+1, p), iters(p.Hi, p)
+	}
 	cdfAt := func(j int) float64 {
 		f := 0.0
-		for _, p := range parts {
+		for i, p := range parts {
+			if first[i] == last[i] {
+				if first[i] <= j {
+					f += p.Scale * (cal.F(p.Hi) - cal.F(p.Lo))
+				}
+				continue
+			}
 			if p.CompressTo == 0 {
 				// first L in (Lo, Hi] with iters > j
 				x := sortSearch(p.Lo+1, p.Hi+1, func(L int) bool { return iters(L, p) > j })
@@ -532,6 +558,22 @@ func compressProb(L float64, gb int, sigma, f float64) float64 {
 // is taken as exactly 1 (below) or 0 (above): Φ(−5) = 2.9e-7.
 const noiseZ = 5
 
+// noiseZone returns the edge zone (zlo, zhi] around ⌊γb⌋ = gb in which
+// the router's estimate noise makes compression uncertain:
+// gb/(1 ± noiseZ·σ·f), within (b, gbc]; zlo = zhi = gbc without noise.
+func (pl *Planner) noiseZone(b, gb, gbc int) (zlo, zhi int) {
+	sigma, f := pl.cfg.EstimateNoise, pl.cal.frac
+	zlo, zhi = gbc, gbc
+	if sigma > 0 {
+		d := noiseZ * sigma * f
+		if d < 1 {
+			zhi = min(gbc, int(math.Ceil(float64(gb)/(1-d))))
+		}
+		zlo = min(max(b, int(math.Floor(float64(gb)/(1+d)))), zhi)
+	}
+	return zlo, zhi
+}
+
 // mixTraffic returns the short and long pools' traffic of C&R cell
 // (b, γb) under ShortCalibMix: the short pool serves (0, b] plain and each
 // compressible band length L with weight p_c·q(L), compressed; the long
@@ -561,15 +603,7 @@ func (pl *Planner) mixTraffic(b, gb, gbc int, pc float64, reuse bool) (short, lo
 		}
 	}()
 	sigma, f := pl.cfg.EstimateNoise, pl.cal.frac
-	zlo, zhi := gbc, gbc
-	if sigma > 0 {
-		d := noiseZ * sigma * f
-		zhi = gbc
-		if d < 1 {
-			zhi = min(gbc, int(math.Ceil(float64(gb)/(1-d))))
-		}
-		zlo = min(max(b, int(math.Floor(float64(gb)/(1+d)))), zhi)
-	}
+	zlo, zhi := pl.noiseZone(b, gb, gbc)
 	if zlo > b {
 		short.add(SlicePart{Lo: b, Hi: zlo, Scale: pc, CompressTo: b})
 		if pc < 1 {

@@ -242,6 +242,10 @@ type Planner struct {
 	cal   *Calibrator
 	cache map[calKey]ServiceStats
 	homo  *MethodPlan
+	// pruned counts the FleetOpt cells skipped by their cost bound
+	// (cellLowerBound), for tests.
+	pruned  int
+	noPrune bool // tests: evaluate every cell
 	// scratch slices of the sweep's count-only path (cellCost): the pools'
 	// traffic parts and the normalized mixture.
 	scratch struct {
@@ -533,17 +537,9 @@ func (pl *Planner) shape(b int, gamma, pc float64, reuse bool) (splitShape, erro
 		return splitShape{}, fmt.Errorf("gamma %v: must be >= 1", gamma)
 	}
 	maxT := pl.cal.CDF().Max()
-	sh := splitShape{gb: min(int(math.Floor(gamma*float64(b)*(1+1e-12))), c.LongCtx)}
-	sh.gbc = sh.gb
+	var sh splitShape
+	sh.gb, sh.gbc = pl.band(b, gamma)
 	mix := c.ShortCalibration == ShortCalibMix
-	if mix && sh.gb > b {
-		// The router compresses only when T_c = B − L_out >= 1 (never for
-		// f = 0.8 and γ < 5; docs/planner.md §4).
-		sh.gbc = max(b, pl.cal.maxCompressible(b, sh.gb))
-		if c.EstimateNoise > 0 && sh.gbc == sh.gb { // the noise reaches above γB
-			sh.gbc = max(b, pl.cal.maxCompressible(b, pl.cal.CDF().Max()))
-		}
-	}
 	sh.alpha = pl.cal.F(b)
 	sh.beta = pl.cal.F(sh.gb) - sh.alpha
 	sh.ap = sh.alpha + (pl.cal.F(sh.gbc)-sh.alpha)*pc
@@ -556,8 +552,14 @@ func (pl *Planner) shape(b int, gamma, pc float64, reuse bool) (splitShape, erro
 		// α′: what C&R really sends short (with estimate noise it is not
 		// F(B) + p_c·β).
 		sh.ap = sh.alpha
+		prevX, prevF := -1, 0.0 // the band's runs are contiguous: F of a run's Lo is the last one's F(Hi)
 		for _, p := range sh.short.parts[min(1, len(sh.short.parts)):] {
-			sh.ap += p.Scale * (pl.cal.F(min(p.Hi, maxT)) - pl.cal.F(p.Lo))
+			fLo := prevF
+			if p.Lo != prevX {
+				fLo = pl.cal.F(p.Lo)
+			}
+			prevX, prevF = min(p.Hi, maxT), pl.cal.F(min(p.Hi, maxT))
+			sh.ap += p.Scale * (prevF - fLo)
 		}
 	}
 	sh.lamL = (1 - sh.ap) * c.Rate
@@ -584,6 +586,90 @@ func (pl *Planner) shape(b int, gamma, pc float64, reuse bool) (splitShape, erro
 	}
 	sh.long = plain(lo, c.LongCtx)
 	return sh, nil
+}
+
+// band returns ⌊γb⌋ (capped at the long context) and the top of the
+// compressible band: under ShortCalibMix the router compresses only when
+// T_c = B − L_out >= 1 (never for f = 0.8 and γ < 5; docs/planner.md §4),
+// and with estimate noise the band reaches above γB.
+func (pl *Planner) band(b int, gamma float64) (gb, gbc int) {
+	c := pl.cfg
+	gb = min(int(math.Floor(gamma*float64(b)*(1+1e-12))), c.LongCtx)
+	gbc = gb
+	if c.ShortCalibration == ShortCalibMix && gb > b {
+		gbc = max(b, pl.cal.maxCompressible(b, gb))
+		if c.EstimateNoise > 0 && gbc == gb { // the noise reaches above γB
+			gbc = max(b, pl.cal.maxCompressible(b, pl.cal.CDF().Max()))
+		}
+	}
+	return gb, gbc
+}
+
+// cellLowerBound returns a lower bound on the annual cost of cell (b, γ)
+// under ShortCalibMix with estimate noise, without the noise integrals:
+// whatever share p_c·q(L) of the edge zone C&R compresses, the short pool
+// serves at least (0, b] and the compressed (b, zlo], the long pool at
+// least the uncompressed 1 − p_c of (b, zhi) and all of (zhi, ∞); a pool
+// of work W request-seconds per second needs at least W/(ρ_max·slots)
+// GPUs (with no TTFT target the count is ceil of that; the short pool at
+// least 1). ok is false when the bound does not apply (another model, a
+// TTFT target, a cell without a compressible band, no prefix table).
+func (pl *Planner) cellLowerBound(b int, gamma float64) (usd float64, ok bool) {
+	c := pl.cfg
+	if c.ShortCalibration != ShortCalibMix || c.Calibration != CalibExact || c.SLO != 0 || !(c.PC > 0) || pl.cal.wTo == nil {
+		return 0, false
+	}
+	if b < 1 || b >= c.LongCtx || !(gamma >= 1) {
+		return 0, false
+	}
+	gb, gbc := pl.band(b, gamma)
+	if gbc <= b {
+		return 0, false
+	}
+	zlo, zhi := pl.noiseZone(b, gb, gbc)
+	pts, err := PoolTimingOf(c.ShortGPU, b, c.Timing)
+	if err != nil {
+		return 0, false
+	}
+	ptl, err := PoolTimingOf(c.LongGPU, c.LongCtx, c.Timing)
+	if err != nil {
+		return 0, false
+	}
+	var sbuf, lbuf [2]SlicePart
+	short := append(sbuf[:0], SlicePart{Lo: 0, Hi: b, Scale: 1})
+	if zlo > b {
+		short = append(short, SlicePart{Lo: b, Hi: zlo, Scale: c.PC, CompressTo: b})
+	}
+	long := lbuf[:0]
+	if c.PC < 1 && zhi > b {
+		long = append(long, SlicePart{Lo: b, Hi: zhi, Scale: 1 - c.PC})
+	}
+	if zhi < pl.cal.CDF().Max() {
+		long = append(long, SlicePart{Lo: zhi, Hi: c.LongCtx, Scale: 1})
+	}
+	work := func(parts []SlicePart, pt PoolTiming) (float64, bool) {
+		ms, err := pl.cal.mixSums(parts)
+		if err != nil {
+			return 0, false
+		}
+		w, g := pt.iterCoef()
+		return c.Rate * (w*ms.k + g*ms.kl) / (c.RhoMax * float64(pt.Slots)), true // GPUs at the cap
+	}
+	ns, ok := work(short, pts)
+	if !ok {
+		return 0, false
+	}
+	usd = max(1, ns) * c.ShortGPU.CostPerHour * HoursPerYear
+	if len(long) > 0 {
+		nl, ok := work(long, ptl)
+		if !ok {
+			return 0, false
+		}
+		if nl > 1e-6 { // a long pool with (almost) no traffic may be left out
+			usd += nl * c.LongGPU.CostPerHour * HoursPerYear
+		}
+	}
+	return usd * (1 - 1e-9), true
 }
 
 // mixReport describes a mixture for the plan output: adjacent slices of
@@ -761,10 +847,61 @@ func (pl *Planner) FleetOpt() (MethodPlan, error) {
 	var best cand
 	var firstErr error
 	n := 0
+	// Pruning (mix with estimate noise, no TTFT target): a cell whose
+	// lower bound (cellLowerBound) is above the cost of a known cell by
+	// more than the tie tolerance can be neither the winner nor, as costs
+	// of different fleets differ by far more than 1e-9, change which equal
+	// cell wins; it is skipped with its noise integrals. The known cell is
+	// the one of least bound (evaluated first) or the best so far. The
+	// winner is the full sweep's (tested against a sweep without pruning).
+	prune := pl.cfg.EstimateNoise > 0 && !pl.noPrune
+	var lbs []float64
+	seed, seedUSD, seedGPUs := -1, math.Inf(1), 0
+	var seedErr error
+	if prune {
+		lbs = make([]float64, 0, len(bs)*len(pl.cfg.Gammas))
+		for _, b := range bs {
+			for _, g := range pl.cfg.Gammas {
+				lb, ok := pl.cellLowerBound(b, g)
+				if !ok {
+					lb = math.Inf(-1)
+				}
+				if ok && (seed < 0 || lb < lbs[seed]) {
+					seed = len(lbs)
+				}
+				lbs = append(lbs, lb)
+			}
+		}
+		if seed >= 0 {
+			b, g := bs[seed/len(pl.cfg.Gammas)], pl.cfg.Gammas[seed%len(pl.cfg.Gammas)]
+			seedUSD, seedGPUs, seedErr = pl.cellCost(b, g)
+			if seedErr != nil {
+				seedUSD = math.Inf(1)
+			}
+		}
+	}
 	for _, b := range bs {
 		for _, g := range pl.cfg.Gammas {
+			i := n
 			n++
-			usd, gpus, err := pl.cellCost(b, g)
+			var usd float64
+			var gpus int
+			var err error
+			if i == seed {
+				usd, gpus, err = seedUSD, seedGPUs, seedErr
+			} else {
+				if prune {
+					u := seedUSD
+					if best.valid {
+						u = min(u, best.usd)
+					}
+					if lbs[i] > u*(1+1e-6) {
+						pl.pruned++
+						continue
+					}
+				}
+				usd, gpus, err = pl.cellCost(b, g)
+			}
 			if err != nil {
 				if firstErr == nil {
 					firstErr = err

@@ -2,6 +2,7 @@ package pools
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -115,4 +116,56 @@ func sameGoldenLine(a, b string) bool {
 		}
 	}
 	return true
+}
+
+// TestFleetOptPruningKeepsWinner: the sweep's pruning (cellLowerBound,
+// mix with estimate noise) picks the same cell and the same fleet as a
+// sweep that evaluates every cell, over workloads, noise levels,
+// compressibilities, fixed or free B and equal or different GPU prices —
+// and it does prune (the point of it: docs/planner.md §8).
+func TestFleetOptPruningKeepsWinner(t *testing.T) {
+	a100, _ := LookupGPU("a100")
+	h100, _ := LookupGPU("h100")
+	pruned := 0
+	for _, w := range paperPR {
+		for _, sigma := range []float64{0.01, 0.05, 0.2} {
+			for _, pc := range []float64{1, 0.75, 0.3} {
+				for _, fixB := range []bool{false, true} {
+					for _, long := range []GPU{a100, h100} {
+						cfg := Config{BShort: w.bShort, PC: pc, ShortCalibration: ShortCalibMix, EstimateNoise: sigma, FixB: fixB, LongGPU: long}
+						fast := newPlanner(t, w.workload, cfg)
+						full := newPlanner(t, w.workload, cfg)
+						full.noPrune = true
+						a, errA := fast.FleetOpt()
+						b, errB := full.FleetOpt()
+						if (errA == nil) != (errB == nil) {
+							t.Fatalf("%s σ %g p_c %g fixB %v long %s: errors %v / %v", w.workload, sigma, pc, fixB, long.Name, errA, errB)
+						}
+						ja, _ := json.Marshal(a)
+						jb, _ := json.Marshal(b)
+						if string(ja) != string(jb) {
+							t.Errorf("%s σ %g p_c %g fixB %v long %s: pruned sweep picks B %d γ %g (%d GPUs, $%.0f), full sweep B %d γ %g (%d GPUs, $%.0f)",
+								w.workload, sigma, pc, fixB, long.Name, a.BShort, a.Gamma, a.TotalGPUs, a.AnnualUSD, b.BShort, b.Gamma, b.TotalGPUs, b.AnnualUSD)
+						}
+						if full.pruned != 0 {
+							t.Errorf("noPrune planner pruned %d cells", full.pruned)
+						}
+						pruned += fast.pruned
+					}
+				}
+			}
+		}
+	}
+	if pruned == 0 {
+		t.Error("no cell was pruned")
+	}
+	// The CLI default (σ = 0.05, free B) skips most cells.
+	pl := newPlanner(t, "azure", Config{BShort: 4096, PC: 1, ShortCalibration: ShortCalibMix, EstimateNoise: 0.05})
+	if _, err := pl.FleetOpt(); err != nil {
+		t.Fatal(err)
+	}
+	if pl.pruned < 187/2 {
+		t.Errorf("azure default sweep pruned %d of 187 cells, want most", pl.pruned)
+	}
+	t.Logf("azure default sweep: %d of 187 cells pruned", pl.pruned)
 }
