@@ -47,15 +47,21 @@ func DefaultGammas() []float64 {
 
 // Config is a planning problem. Zero fields take the defaults named.
 type Config struct {
-	Rate        float64   // fleet arrival rate λ, requests/s (> 0)
-	SLO         float64   // P99 TTFT target, s; 0 = none (size by RhoMax only)
-	RhoMax      float64   // utilization cap (DefaultRhoMax)
-	ShortGPU    GPU       // GPU of the short pool
-	LongGPU     GPU       // GPU of the long and the homogeneous pool
-	LongCtx     int       // long-pool and homogeneous max context, tokens (DefaultLongCtx)
-	BShort      int       // short-pool boundary and max context, tokens
-	Gamma       float64   // C&R bandwidth for retrofit (>= 1; default 1.5)
-	PC          float64   // compressibility p_c in [0, 1] (default 1)
+	Rate     float64 // fleet arrival rate λ, requests/s (> 0)
+	SLO      float64 // P99 TTFT target, s; 0 = none (size by RhoMax only)
+	RhoMax   float64 // utilization cap (DefaultRhoMax)
+	ShortGPU GPU     // GPU of the short pool
+	LongGPU  GPU     // GPU of the long and the homogeneous pool
+	LongCtx  int     // long-pool and homogeneous max context, tokens (DefaultLongCtx)
+	BShort   int     // short-pool boundary and max context, tokens
+	Gamma    float64 // C&R bandwidth for retrofit (>= 1; default 1.5)
+	// PC is the compressibility p_c in [0, 1]: the share of borderline
+	// requests C&R compresses. Not defaulted: the zero value is p_c = 0 (no
+	// compression; under ShortCalibMix retrofit is then PR's fleet), a
+	// legitimate setting that a default would hide. Callers that want
+	// FleetOpt's full compressibility set DefaultPC (the CLI's --p-c
+	// default); the paper uses 0.75 for agent-heavy.
+	PC          float64
 	Calibration string    // CalibExact (default), CalibMonteCarlo (stratified) or CalibMonteCarloIID
 	Seed        uint64    // Monte Carlo seed (DefaultSeed when 0)
 	Timing      string    // TimingKV (default) or TimingPaper
@@ -74,7 +80,12 @@ type Config struct {
 	EstimateNoise float64
 }
 
-// withDefaults fills zero fields.
+// DefaultPC is the compressibility p_c of FleetOpt's Azure and LMSYS
+// experiments and the CLI's --p-c default. Config.PC is not defaulted to it
+// (its zero value means p_c = 0).
+const DefaultPC = 1.0
+
+// withDefaults fills zero fields (not PC: 0 is a valid p_c).
 func (c Config) withDefaults() Config {
 	if c.RhoMax == 0 {
 		c.RhoMax = DefaultRhoMax

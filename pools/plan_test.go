@@ -396,3 +396,31 @@ func BenchmarkNewCalibrator(b *testing.B) {
 		}
 	}
 }
+
+// TestPCZeroValue: Config.PC is not defaulted (its doc comment): the zero
+// value is p_c = 0, no compression, so under the mix model retrofit at
+// γ = 1.5 is exactly PR's fleet; DefaultPC (1, the CLI default) compresses.
+func TestPCZeroValue(t *testing.T) {
+	pl := newPlanner(t, "azure", Config{BShort: 4096, ShortCalibration: ShortCalibMix})
+	if pc := pl.Config().PC; pc != 0 {
+		t.Fatalf("PC defaulted to %v, want 0 (not defaulted)", pc)
+	}
+	pr, err := pl.PR()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rf, err := pl.Retrofit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rf.PC != 0 || rf.AlphaPrime != rf.Alpha || rf.TotalGPUs != pr.TotalGPUs || rf.Pools[0].GPUs != pr.Pools[0].GPUs {
+		t.Errorf("p_c 0 retrofit: p_c %v, α′ %v vs α %v, %d GPUs vs PR %d", rf.PC, rf.AlphaPrime, rf.Alpha, rf.TotalGPUs, pr.TotalGPUs)
+	}
+	on, err := newPlanner(t, "azure", Config{BShort: 4096, ShortCalibration: ShortCalibMix, PC: DefaultPC}).Retrofit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on.PC != 1 || !(on.AlphaPrime > on.Alpha) {
+		t.Errorf("DefaultPC retrofit: p_c %v, α′ %v, α %v", on.PC, on.AlphaPrime, on.Alpha)
+	}
+}

@@ -98,7 +98,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	gpuLong := fs.String("gpu-long", "", "GPU profile of the long and homogeneous pools (default: --gpu)")
 	bShort := fs.Int("b-short", 0, "short-pool boundary and max context B_short, tokens (needed by pr, retrofit)")
 	gamma := fs.Float64("gamma", 1.5, "C&R bandwidth γ of retrofit (>= 1); the borderline band is (B, γB]")
-	pc := fs.Float64("p-c", 1.0, "compressibility p_c: share of borderline requests C&R compresses, in [0, 1]")
+	pc := fs.Float64("p-c", pools.DefaultPC, "compressibility p_c: share of borderline requests C&R compresses, in [0, 1]")
 	rhoMax := fs.Float64("rho-max", pools.DefaultRhoMax, "utilization cap ρ_max, in (0, 1)")
 	calib := fs.String("calibration", pools.CalibExact, "service-time calibration: exact, montecarlo (3,000 samples stratified in u: near-exact) or montecarlo-iid (3,000 independent samples, as the papers did)")
 	shortCal := fs.String("short-calibration", pools.ShortCalibMix, "C&R traffic model of retrofit/fleetopt pools: mix (short pool = plain (0,B] + compressed band with its full output; long pool = (γB,∞) + uncompressed band) or paper (FleetOpt Algorithm 1: short on (0,B], long on (γB,∞); use it to reproduce the paper)")
