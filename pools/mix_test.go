@@ -535,7 +535,7 @@ func FuzzMixSplit(f *testing.F) {
 		if !(frac >= 0.05 && frac <= 0.95) {
 			return
 		}
-		frac = math.Round(frac*20) / 20 // a few calibrators (6 MB each), reused
+		frac = math.Round(frac*20) / 20 // a few calibrators (12.6 MB each), reused
 		key := calID{int(w) % 3, frac}
 		cal := cals[key]
 		if cal == nil {
@@ -563,6 +563,12 @@ func FuzzMixSplit(f *testing.F) {
 		}
 		if math.Abs(sum-1000) > 1e-6 {
 			t.Fatalf("%s B %d γ %v: rates sum to %v", name, b, gamma, sum)
+		}
+		// The sweep's count-only path (mixSums, reused buffers) sizes the
+		// cell as the full report does.
+		usd, n, err := pl.cellCost(b, gamma)
+		if err != nil || n != m.TotalGPUs || math.Abs(usd-m.AnnualUSD) > 1e-6*m.AnnualUSD {
+			t.Fatalf("%s B %d γ %v p_c %v σ %v f %v: count-only %d GPUs $%v (%v), report %d $%v", name, b, gamma, pc, sigma, frac, n, usd, err, m.TotalGPUs, m.AnnualUSD)
 		}
 	})
 }
