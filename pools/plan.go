@@ -840,6 +840,11 @@ func (pl *Planner) Sweep(bs []int, gammas []float64) []Cell {
 //
 // With Config.FixB the boundary stays at BShort and only γ is swept, as in
 // FleetOpt Table 3.
+//
+// Under ShortCalibMix with estimate noise (and exact calibration, no TTFT
+// target) cells whose cost lower bound (cellLowerBound) exceeds a known
+// cell's cost are skipped; the result is the full sweep's
+// (docs/planner.md §8). SweepCells still counts every cell.
 func (pl *Planner) FleetOpt() (MethodPlan, error) {
 	bs := pl.Candidates()
 	if pl.cfg.FixB {
