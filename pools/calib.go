@@ -32,11 +32,12 @@ const (
 	// CalibMonteCarlo is stratified Monte Carlo: MCSamples lengths, the i-th
 	// the inverse CDF at u = (i + v_i)/n with v_i uniform in [0, 1). Every
 	// sample is still a draw of the slice's distribution (u is uniform on
-	// [0, 1) marginally), so the estimates have the same expectation as
-	// i.i.d. sampling, but a far smaller variance (docs/planner.md §2).
+	// [0, 1) marginally), so the mean estimates are unbiased, as with
+	// i.i.d. sampling, but with a far smaller variance (docs/planner.md §2).
 	CalibMonteCarlo = "montecarlo"
 	// CalibMonteCarloIID is plain Monte Carlo: MCSamples independent draws
-	// (the papers' method, whose noise moves a pool by up to ~7%).
+	// (the papers' method: a relative standard error on a pool's load of
+	// sqrt(Cs²/n), 7.2% for LMSYS's long pool).
 	CalibMonteCarloIID = "montecarlo-iid"
 )
 
