@@ -45,7 +45,7 @@ type ValidateConfig struct {
 	Gamma       float64 // retrofit γ (default 1.5)
 	PC          float64 // compressibility p_c in (0, 1] (0 = default 1; p_c = 0 is method pr)
 	RhoMax      float64 // utilization cap (default 0.85)
-	Calibration string  // exact (default) or montecarlo
+	Calibration string  // exact (default), montecarlo (stratified) or montecarlo-iid
 	Timing      string  // kv (default) or paper; planner and simulator use the same
 	// ShortCalibration is the planner's C&R traffic model
 	// (pools.Config.ShortCalibration): pools.ShortCalibPaper (FleetOpt
