@@ -412,14 +412,8 @@ func (cal *Calibrator) monteCarlo(lo, hi int, pt PoolTiming, n int, seed uint64,
 		return ServiceStats{}, err
 	}
 	r := workload.NewRand(seed, workload.StreamPlanner)
-	w, g := pt.iterCoef()
-	var sumS, sumS2, sumPre, sumL, sumSL float64
-	lens := make([]int, n)
+	acc := newMCAcc(n, pt)
 	fn := float64(n)
-	method := CalibMonteCarloIID
-	if stratified {
-		method = CalibMonteCarlo
-	}
 	for i := range n {
 		var L int
 		if stratified {
@@ -427,33 +421,66 @@ func (cal *Calibrator) monteCarlo(lo, hi int, pt PoolTiming, n int, seed uint64,
 		} else {
 			L = sub.Sample(r)
 		}
-		lens[i] = L
 		in, out := workload.SplitFixed(L, cal.frac)
-		c := float64((in + cal.chunk - 1) / cal.chunk)
-		t := w + g*float64(L)
-		s := (c + float64(out)) * t
-		sumS += s
-		sumS2 += s * s
-		sumPre += c * t
-		sumL += float64(L)
-		sumSL += s * float64(L)
+		acc.add(i, L, (in+cal.chunk-1)/cal.chunk, out)
 	}
-	es := sumS / fn
-	st := ServiceStats{Method: method, Mass: mass, MeanS: es, VarS: max(sumS2/fn-es*es, 0)}
+	return acc.stats(mcMethod(stratified), mass, pt.Slots), nil
+}
+
+// mcMethod names the Monte Carlo method in outputs.
+func mcMethod(stratified bool) string {
+	if stratified {
+		return CalibMonteCarlo
+	}
+	return CalibMonteCarloIID
+}
+
+// mcAcc accumulates Monte Carlo samples of the service time
+// S = (c + L_out)·t(sl) of requests of served length sl (tokens) that take c
+// prefill iterations; t is the pool's iteration time at that length.
+type mcAcc struct {
+	w, g                             float64 // t(sl) = w + g·sl, s
+	sumS, sumS2, sumPre, sumL, sumSL float64
+	lens, its                        []int // per sample: served length, prefill iterations
+}
+
+func newMCAcc(n int, pt PoolTiming) *mcAcc {
+	w, g := pt.iterCoef()
+	return &mcAcc{w: w, g: g, lens: make([]int, n), its: make([]int, n)}
+}
+
+// add records sample i.
+func (a *mcAcc) add(i, sl, c, out int) {
+	a.lens[i], a.its[i] = sl, c
+	t := a.w + a.g*float64(sl)
+	s := float64(c+out) * t
+	a.sumS += s
+	a.sumS2 += s * s
+	a.sumPre += float64(c) * t
+	a.sumL += float64(sl)
+	a.sumSL += s * float64(sl)
+}
+
+// stats returns the sample moments (variance with divisor n) and the
+// nearest-rank 99th percentiles of the served length and of the prefill
+// iterations. It sorts the recorded samples.
+func (a *mcAcc) stats(method string, mass float64, slots int) ServiceStats {
+	fn := float64(len(a.lens))
+	es := a.sumS / fn
+	st := ServiceStats{Method: method, Mass: mass, MeanS: es, VarS: max(a.sumS2/fn-es*es, 0)}
 	st.Cs2 = st.VarS / (es * es)
-	st.MuGPU = float64(pt.Slots) / es
-	st.MeanPrefill = sumPre / fn
-	st.MeanLen = sumL / fn
-	st.KVLen = sumSL / sumS
-	slices.Sort(lens)
-	L := lens[int(math.Ceil(0.99*fn))-1] // nearest rank
-	in, _ := workload.SplitFixed(L, cal.frac)
-	c := (in + cal.chunk - 1) / cal.chunk
-	st.P99Len = L
-	st.P99Iters = c
-	st.IterAtP99Len = w + g*float64(L)
-	st.P99Prefill = float64(c) * st.IterAtP99Len
-	return st, nil
+	st.MuGPU = float64(slots) / es
+	st.MeanPrefill = a.sumPre / fn
+	st.MeanLen = a.sumL / fn
+	st.KVLen = a.sumSL / a.sumS
+	slices.Sort(a.lens)
+	slices.Sort(a.its)
+	rank := int(math.Ceil(0.99*fn)) - 1 // nearest rank
+	st.P99Len = a.lens[rank]
+	st.P99Iters = a.its[rank]
+	st.IterAtP99Len = a.w + a.g*float64(st.P99Len)
+	st.P99Prefill = float64(st.P99Iters) * st.IterAtP99Len
+	return st
 }
 
 // Calibrate dispatches on method (CalibExact, CalibMonteCarlo or

@@ -3,7 +3,6 @@ package pools
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -476,15 +475,8 @@ func (cal *Calibrator) monteCarloMix(parts []SlicePart, pt PoolTiming, n int, se
 		cum[i] = total
 	}
 	r := workload.NewRand(seed, workload.StreamPlanner)
-	w, g := pt.iterCoef()
-	var sumS, sumS2, sumPre, sumL, sumSL float64
-	lens := make([]int, n)
-	its := make([]int, n)
+	acc := newMCAcc(n, pt)
 	fn := float64(n)
-	method := CalibMonteCarloIID
-	if stratified {
-		method = CalibMonteCarlo
-	}
 	for i := range n {
 		var L, k int
 		if stratified {
@@ -501,31 +493,9 @@ func (cal *Calibrator) monteCarloMix(parts []SlicePart, pt PoolTiming, n int, se
 			L = subs[k].Sample(r)
 		}
 		in, out, c := cal.served(L, parts[k])
-		sl := in + out
-		lens[i], its[i] = sl, c
-		t := w + g*float64(sl)
-		s := float64(c+out) * t
-		sumS += s
-		sumS2 += s * s
-		sumPre += float64(c) * t
-		sumL += float64(sl)
-		sumSL += s * float64(sl)
+		acc.add(i, in+out, c, out)
 	}
-	es := sumS / fn
-	st := ServiceStats{Method: method, Mass: total, MeanS: es, VarS: max(sumS2/fn-es*es, 0)}
-	st.Cs2 = st.VarS / (es * es)
-	st.MuGPU = float64(pt.Slots) / es
-	st.MeanPrefill = sumPre / fn
-	st.MeanLen = sumL / fn
-	st.KVLen = sumSL / sumS
-	slices.Sort(lens)
-	slices.Sort(its)
-	rank := int(math.Ceil(0.99*fn)) - 1 // nearest rank
-	st.P99Len = lens[rank]
-	st.P99Iters = its[rank]
-	st.IterAtP99Len = w + g*float64(st.P99Len)
-	st.P99Prefill = float64(st.P99Iters) * st.IterAtP99Len
-	return st, nil
+	return acc.stats(mcMethod(stratified), total, pt.Slots), nil
 }
 
 // sort1 returns the first index i with u < cum[i].
