@@ -349,9 +349,18 @@ func (cal *Calibrator) Exact(lo, hi int, pt PoolTiming) (ServiceStats, error) {
 		return ServiceStats{}, err
 	}
 	hi = min(hi, cal.cdf.Max())
-	s := cal.sliceSums(lo, hi)
+	st := cal.sliceSums(lo, hi).exactStats(pt, mass)
 	w, g := pt.iterCoef()
-	m := s.one // = mass up to rounding; normalize by the summed weight
+	cal.fillP99(&st, lo, hi, w, g)
+	return st, nil
+}
+
+// exactStats returns the exact service-time moments of the lengths summed in
+// s (normalized by the summed weight s.one, which equals the slice's mass up
+// to rounding), without the P99 fields.
+func (s sums) exactStats(pt PoolTiming, mass float64) ServiceStats {
+	w, g := pt.iterCoef()
+	m := s.one
 	es := (w*s.k + g*s.kl) / m
 	es2 := (w*w*s.k2 + 2*w*g*s.k2l + g*g*s.k2ll) / m
 	st := ServiceStats{Method: CalibExact, Mass: mass, MeanS: es, VarS: max(es2-es*es, 0)}
@@ -360,8 +369,7 @@ func (cal *Calibrator) Exact(lo, hi int, pt PoolTiming) (ServiceStats, error) {
 	st.MeanPrefill = (w*s.c + g*s.cl) / m
 	st.MeanLen = s.l / m
 	st.KVLen = (w*s.kl + g*s.kll) / m / es
-	cal.fillP99(&st, lo, hi, w, g)
-	return st, nil
+	return st
 }
 
 // fillP99 sets the P99 length and prefill time: the prefill time is

@@ -255,17 +255,9 @@ func (cal *Calibrator) exactMix(parts []SlicePart, pt PoolTiming, p99 bool, buf 
 			s.addScaled(cal.compressedSums(p, &wc), p.Scale)
 		}
 	}
-	w, g := pt.iterCoef()
-	m := s.one
-	es := (w*s.k + g*s.kl) / m
-	es2 := (w*w*s.k2 + 2*w*g*s.k2l + g*g*s.k2ll) / m
-	st := ServiceStats{Method: CalibExact, Mass: total, MeanS: es, VarS: max(es2-es*es, 0)}
-	st.Cs2 = st.VarS / (es * es)
-	st.MuGPU = float64(pt.Slots) / es
-	st.MeanPrefill = (w*s.c + g*s.cl) / m
-	st.MeanLen = s.l / m
-	st.KVLen = (w*s.kl + g*s.kll) / m / es
+	st := s.exactStats(pt, total)
 	if p99 {
+		w, g := pt.iterCoef()
 		st.P99Len = cal.mixQuantileLen(parts, mass, total, 0.99)
 		st.P99Iters = cal.mixQuantileIters(parts, total, 0.99)
 		st.IterAtP99Len = w + g*float64(st.P99Len)
