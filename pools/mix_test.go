@@ -377,23 +377,8 @@ func BenchmarkFleetOptSweepMix(b *testing.B) {
 		for _, w := range paperPR {
 			b.Run(fmt.Sprintf("sigma%g/%s", sigma, w.workload), func(b *testing.B) {
 				a100, _ := LookupGPU("a100")
-				cal := mustCal(b, mustCDF(b, w.workload))
-				cfg := Config{Rate: 1000, ShortGPU: a100, LongGPU: a100, BShort: w.bShort, PC: w.pc, ShortCalibration: ShortCalibMix, EstimateNoise: sigma}
-				var cells int
-				c0 := processCPU()
-				for b.Loop() {
-					pl, err := NewPlanner(cal, cfg)
-					if err != nil {
-						b.Fatal(err)
-					}
-					m, err := pl.FleetOpt()
-					if err != nil {
-						b.Fatal(err)
-					}
-					cells = m.SweepCells
-				}
-				b.ReportMetric(float64(cells), "cells")
-				b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpu-ns/op")
+				benchSweep(b, w.workload, Config{Rate: 1000, ShortGPU: a100, LongGPU: a100, BShort: w.bShort, PC: w.pc,
+					ShortCalibration: ShortCalibMix, EstimateNoise: sigma})
 			})
 		}
 	}

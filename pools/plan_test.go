@@ -366,25 +366,30 @@ func BenchmarkFleetOptSweep(b *testing.B) {
 	for _, w := range paperPR {
 		b.Run(w.workload, func(b *testing.B) {
 			a100, _ := LookupGPU("a100")
-			cal := mustCal(b, mustCDF(b, w.workload))
-			cfg := Config{Rate: 1000, ShortGPU: a100, LongGPU: a100, BShort: w.bShort, PC: w.pc}
-			var cells int
-			c0 := processCPU()
-			for b.Loop() {
-				pl, err := NewPlanner(cal, cfg)
-				if err != nil {
-					b.Fatal(err)
-				}
-				m, err := pl.FleetOpt()
-				if err != nil {
-					b.Fatal(err)
-				}
-				cells = m.SweepCells
-			}
-			b.ReportMetric(float64(cells), "cells")
-			b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpu-ns/op")
+			benchSweep(b, w.workload, Config{Rate: 1000, ShortGPU: a100, LongGPU: a100, BShort: w.bShort, PC: w.pc})
 		})
 	}
+}
+
+// benchSweep times NewPlanner + FleetOpt for cfg on a loaded workload CDF,
+// reporting the sweep's cells and the CPU time per sweep.
+func benchSweep(b *testing.B, workload string, cfg Config) {
+	cal := mustCal(b, mustCDF(b, workload))
+	var cells int
+	c0 := processCPU()
+	for b.Loop() {
+		pl, err := NewPlanner(cal, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := pl.FleetOpt()
+		if err != nil {
+			b.Fatal(err)
+		}
+		cells = m.SweepCells
+	}
+	b.ReportMetric(float64(cells), "cells")
+	b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkNewCalibrator times the one-off prefix-sum build for a CDF.
