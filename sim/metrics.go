@@ -9,7 +9,7 @@ type acc struct {
 	arrivedWin                                int64 // post-warm-up arrivals (the measurement window's offered load)
 	servedWin                                 int64 // completions (any request) finishing inside the window
 	ttft, tpot, e2e, wait                     sketch
-	busy0, busy1                              float64 // busy slot-seconds at the window's edges
+	busyWin                                   float64 // busy slot-seconds inside the window
 	backlog                                   int64   // waiting requests at the window's end
 	trend                                     trend
 }
@@ -106,7 +106,7 @@ func (a *acc) metrics(gpus, slots, capacity int, w float64) PoolMetrics {
 		m.ArrivalRPS = float64(a.arrivedWin) / w
 		if capacity > 0 {
 			// Clamped: the sums of busy slot-seconds carry rounding errors.
-			m.SlotUtilization = min(1, max(0, (a.busy1-a.busy0)/(w*float64(capacity))))
+			m.SlotUtilization = min(1, max(0, a.busyWin/(w*float64(capacity))))
 		}
 	}
 	m.Overloaded, m.BacklogGrowth = a.overloaded(m.ArrivalRPS, w)

@@ -211,8 +211,14 @@ func (p *pool) advance(t float64, out []engine.Result) ([]engine.Result, error) 
 			if te > t {
 				return out, nil
 			}
-			out = p.adv(i, t, out)
+			// Only to its own event: an instance advanced further would
+			// show the dispatcher a batch from after t (Stats reports the
+			// state at the end of the last iteration run).
+			out = p.adv(i, te, out)
 			p.refresh(i)
+			if ne := p.events.key(i); ne <= te {
+				return out, fmt.Errorf("pool %q instance %d: engine did not progress past t=%v (next event %v)", p.cfg.Name, i, te, ne)
+			}
 			continue
 		}
 		if te > t+w {
@@ -262,29 +268,6 @@ func (p *pool) rekeySlotFree() {
 	for _, j := range p.slotFree {
 		p.refresh(int(j))
 	}
-}
-
-// advanceAll advances every instance to t (after advance(t)), so that their
-// counters are materialized up to t.
-func (p *pool) advanceAll(t float64, out []engine.Result) ([]engine.Result, error) {
-	out, err := p.advance(t, out)
-	if err != nil {
-		return out, err
-	}
-	for i := range p.eng {
-		out = p.adv(i, t, out)
-		p.refresh(i)
-	}
-	return out, nil
-}
-
-// busySlotSeconds sums the instances' busy slot-seconds.
-func (p *pool) busySlotSeconds() float64 {
-	s := 0.0
-	for _, e := range p.eng {
-		s += e.Stats().BusySlotSeconds
-	}
-	return s
 }
 
 // dispatch outcome

@@ -338,36 +338,44 @@ func (f *fleet) endArrivals() {
 	}
 }
 
-// snapshot materializes every instance at t and records the busy
-// slot-seconds (and, at the end, the backlog) for the window's edge.
+// snapshot records the waiting counts at a window edge (and, at the end,
+// the backlog). It reads the pools' cached state and advances nothing:
+// observing the fleet must not change what it does.
 func (f *fleet) snapshot(t float64, end bool) {
-	var busy float64
-	var waiting int
+	waiting := 0
 	for _, p := range f.pools {
-		var err error
-		f.done, err = p.advanceAll(t, f.done[:0])
-		f.flushDone()
-		if err != nil {
-			f.fail(err)
-			return
-		}
-		b := p.busySlotSeconds()
 		w := p.waiting()
 		if end {
-			p.m.busy1, p.m.backlog = b, int64(w)
-		} else {
-			p.m.busy0 = b
+			p.m.backlog = int64(w)
 		}
 		p.m.trend.add(t, float64(w))
-		busy += b
 		waiting += w
 	}
 	if end {
-		f.fm.busy1, f.fm.backlog = busy, int64(waiting)
-	} else {
-		f.fm.busy0 = busy
+		f.fm.backlog = int64(waiting)
 	}
 	f.fm.trend.add(t, float64(waiting))
+}
+
+// addBusy adds the slot time a served request spent inside the measurement
+// window [t0, t1] to its pool's and the fleet's busy slot-seconds. A request
+// holds one slot from its admission to its finish: the catalog sizes every
+// pool's slots so that each can hold a max-context sequence (pools.GPU.Slots),
+// so the engine never preempts here. Records come out in finish order, so
+// while the window is open every finish is at or before the current arrival,
+// hence before t1.
+func (f *fleet) addBusy(p *pool, admitted, finished float64) {
+	if !f.winStarted {
+		return
+	}
+	hi := finished
+	if f.winEnded {
+		hi = min(hi, f.t1)
+	}
+	if d := hi - max(admitted, f.t0); d > 0 {
+		p.m.busyWin += d
+		f.fm.busyWin += d
+	}
 }
 
 func (f *fleet) onTick() {
@@ -550,6 +558,7 @@ func (f *fleet) finish(res *engine.Result) {
 		Compressed:          fl.compressed,
 		Warmup:              fl.warmup,
 	}
+	f.addBusy(p, res.Admitted, res.Finished)
 	if f.winStarted && res.Finished >= f.t0 && (!f.winEnded || res.Finished <= f.t1) {
 		p.m.servedWin++
 		f.fm.servedWin++
