@@ -6,6 +6,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -134,6 +135,10 @@ func (e *ValidationError) Error() string {
 	return fmt.Sprintf("%s = %v: %s", e.Field, v, e.Allowed)
 }
 
+// MaxInstances bounds the instances of a fleet (all pools together), so a
+// typo in a count ends in a clear error rather than in running out of memory.
+const MaxInstances = 1_000_000
+
 func bad(field string, value any, allowed string, args ...any) error {
 	return &ValidationError{Field: field, Value: value, Allowed: fmt.Sprintf(allowed, args...)}
 }
@@ -148,13 +153,14 @@ func (c *Config) Validate() error {
 	if err := c.validateWorkload(); err != nil {
 		return err
 	}
-	if !contains(timingNames, c.Timing) {
+	if !slices.Contains(timingNames, c.Timing) {
 		return bad("timing", c.Timing, "allowed: %s", strings.Join(timingNames, ", "))
 	}
 	if len(c.Pools) == 0 {
 		return bad("pools", "[]", "at least one pool is needed (NAME:GPU:COUNT:MAXCTX)")
 	}
 	seen := map[string]int{}
+	total := 0
 	for i, p := range c.Pools {
 		f := fmt.Sprintf("pools[%d]", i)
 		if p.Name == "" {
@@ -171,25 +177,28 @@ func (c *Config) Validate() error {
 		if err != nil {
 			return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s)", strings.Join(pools.GPUNames(), ", "))
 		}
-		if p.Count < 1 {
-			return bad(f+".count", p.Count, "a pool needs at least 1 instance")
+		if p.Count < 1 || p.Count > MaxInstances {
+			return bad(f+".count", p.Count, "a pool needs 1 to %d instances", MaxInstances)
 		}
-		if p.MaxContext < 1 {
-			return bad(f+".max_ctx", p.MaxContext, "the max context must be a positive number of tokens")
+		if total += p.Count; total > MaxInstances {
+			return bad(f+".count", p.Count, "the fleet would have %d instances; at most %d in all", total, MaxInstances)
+		}
+		if p.MaxContext < 2 {
+			return bad(f+".max_ctx", p.MaxContext, "the max context must be at least 2 tokens (one prompt and one output token)")
 		}
 		if g.Slots(p.MaxContext) < 1 {
 			return bad(f+".max_ctx", p.MaxContext,
 				"exceeds the KV budget of one %s instance (%d blocks of %d tokens = %d tokens)",
 				g.Name, g.KVBlocks, g.BlockTokens, g.KVBlocks*g.BlockTokens)
 		}
-		if p.Dispatch != "" && !contains(dispatchNames, p.Dispatch) {
+		if p.Dispatch != "" && !slices.Contains(dispatchNames, p.Dispatch) {
 			return bad(f+".dispatch", p.Dispatch, "allowed: %s", strings.Join(dispatchNames, ", "))
 		}
 		if p.QueueLimit < 0 {
 			return bad(f+".queue_limit", p.QueueLimit, "must be >= 0 (0 = no limit)")
 		}
 	}
-	if c.Router.Kind != "" && !contains(routerNames, c.Router.Kind) {
+	if c.Router.Kind != "" && !slices.Contains(routerNames, c.Router.Kind) {
 		return bad("router.kind", c.Router.Kind, "allowed: %s", strings.Join(routerNames, ", "))
 	}
 	// The router's own rules (tuning fields against the pools), checked by
@@ -219,35 +228,10 @@ func (c *Config) Validate() error {
 }
 
 func (c *Config) validateWorkload() error {
-	w := &c.Workload
-	// The workload package owns the Spec's rules (Spec.Validate); its
-	// field names are prefixed with "workload.".
-	if v, ok := any(w).(interface{ Validate() error }); ok {
-		if err := v.Validate(); err != nil {
-			return fmt.Errorf("workload.%w", err)
-		}
-		return nil
-	}
-	switch {
-	case w.CDF == "" && w.Trace == "":
-		return bad("workload.cdf", w.CDF, "a workload needs a CDF (azure, lmsys, agent-heavy or a CDF JSON file) or a trace file")
-	case w.CDF != "" && w.Trace != "":
-		return bad("workload.trace", w.Trace, "give either a CDF (workload.cdf = %q) or a trace, not both", w.CDF)
-	}
-	if !finite(w.Rate) || w.Rate < 0 || (w.Rate == 0 && w.Trace == "") {
-		return bad("workload.rate", w.Rate, "must be a positive number of requests per second (0 with a trace: its own rate)")
-	}
-	if w.Requests < 1 {
-		return bad("workload.requests", w.Requests, "must be at least 1")
+	// The workload package owns the Spec's rules; its field names are
+	// prefixed with "workload.".
+	if err := c.Workload.Validate(); err != nil {
+		return fmt.Errorf("workload.%w", err)
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

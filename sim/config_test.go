@@ -41,6 +41,11 @@ func TestValidate(t *testing.T) {
 		{"GPU case-insensitive", func(c *Config) { c.Pools[1].GPU = "A100" }, "", ""},
 		{"zero count", func(c *Config) { c.Pools[0].Count = 0 }, "pools[0].count", "0"},
 		{"zero max ctx", func(c *Config) { c.Pools[0].MaxContext = 0 }, "pools[0].max_ctx", "0"},
+		{"max ctx 1", func(c *Config) { c.Pools[0].MaxContext = 1 }, "pools[0].max_ctx", "1"},
+		{"max ctx 2", func(c *Config) { c.Pools[0].MaxContext = 2 }, "", ""},
+		{"huge count", func(c *Config) { c.Pools[0].Count = 99_999_999_999 }, "pools[0].count", "99999999999"},
+		{"fleet over the instance cap", func(c *Config) { c.Pools[0].Count, c.Pools[1].Count = 600_000, 600_000 }, "pools[1].count", "600000"},
+		{"fleet at the instance cap", func(c *Config) { c.Pools[0].Count, c.Pools[1].Count = 500_000, 500_000 }, "", ""},
 		// A100: 65,536 blocks of 16 tokens = 1,048,576 tokens (pools/gpu.go).
 		{"max ctx over KV budget", func(c *Config) { c.Pools[1].MaxContext = 2_000_000 }, "pools[1].max_ctx", "2000000"},
 		{"max ctx at KV budget", func(c *Config) { c.Pools[1].MaxContext = 1_048_576 }, "", ""},
