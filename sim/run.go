@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -18,7 +19,13 @@ type Options struct {
 	// Progress, when set, is called now and then with the number of
 	// requests that have arrived so far.
 	Progress func(arrived int64)
+	// Stop, when set, is polled at every arrival and sampling tick; once it
+	// returns true the run ends with ErrStopped (an interrupted run).
+	Stop func() bool
 }
+
+// ErrStopped is returned by Run when Options.Stop asked it to end.
+var ErrStopped = errors.New("sim: run stopped")
 
 // progressEvery is the number of arrivals between Progress calls.
 const progressEvery = 1 << 16
@@ -84,6 +91,8 @@ type fleet struct {
 	err      error
 	tick     float64 // sampling interval, s
 	nextTick float64 // time of the pending tick event, +Inf when none
+	nextArr  float64 // time of the arrival pending on the calendar
+	ticks    int64   // sampling ticks run
 
 	arrived int64 // arrivals so far
 	nWarm   int64 // arrivals flagged warm-up
@@ -238,6 +247,7 @@ func (f *fleet) pull(fl *flight, prev float64) bool {
 }
 
 func (f *fleet) scheduleArrival(fl *flight) {
+	f.nextArr = fl.req.Arrival
 	f.at(fl.req.Arrival, func() { f.onArrival(fl) })
 }
 
@@ -248,6 +258,9 @@ func (f *fleet) scheduleArrival(fl *flight) {
 // equal times the event scheduled first fires first, as in simgo).
 func (f *fleet) onArrival(fl *flight) {
 	for {
+		if f.stopped() {
+			return
+		}
 		prev := fl.req.Arrival
 		f.arrive(fl) // fl may be released (rejected) from here on
 		if f.err != nil {
@@ -378,8 +391,34 @@ func (f *fleet) addBusy(p *pool, admitted, finished float64) {
 	}
 }
 
+// stopped polls Options.Stop and fails the run when it says so.
+func (f *fleet) stopped() bool {
+	if f.opts.Stop != nil && f.opts.Stop() {
+		f.fail(ErrStopped)
+	}
+	return f.err != nil
+}
+
+// idle reports whether nothing is in flight: no request running, waiting,
+// delayed or finished but not yet emitted.
+func (f *fleet) idle() bool {
+	if len(f.due) > 0 || len(f.pend) > 0 {
+		return false
+	}
+	for _, p := range f.pools {
+		if p.running > 0 || p.waiting() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 func (f *fleet) onTick() {
 	t := f.nextTick
+	f.ticks++
+	if f.stopped() {
+		return
+	}
 	f.step(t)
 	if f.err != nil {
 		return
@@ -398,6 +437,12 @@ func (f *fleet) onTick() {
 		return
 	}
 	f.nextTick = t + f.tick
+	if f.nextArr > f.nextTick && f.idle() {
+		// An idle gap (a trace's pause): every sample in it would read 0
+		// waiting, so the ticks skip to the grid point at or after the next
+		// arrival instead of stepping through it one by one.
+		f.nextTick = t + math.Ceil((f.nextArr-t)/f.tick)*f.tick
+	}
 	f.at(f.nextTick, f.onTick)
 }
 

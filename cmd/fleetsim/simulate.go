@@ -256,22 +256,6 @@ func (f *simFlags) scenario() (sim.Config, error) {
 	return cfg, nil
 }
 
-// errInterrupted stops a run on SIGINT or SIGTERM.
-var errInterrupted = errors.New("interrupted")
-
-// stopSink forwards records to a sink until stop is set.
-type stopSink struct {
-	sink sim.Sink
-	stop *atomic.Bool
-}
-
-func (s stopSink) Write(r *sim.Record) error {
-	if s.stop.Load() {
-		return errInterrupted
-	}
-	return s.sink.Write(r)
-}
-
 func runSimulate(args []string, stdout, stderr io.Writer) error {
 	f := newSimFlags()
 	f.fs.SetOutput(io.Discard)
@@ -350,20 +334,22 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 			return err
 		}
 		defer parquet.Abort() // no-op after a successful Close
-		var stop atomic.Bool
-		sigs := make(chan os.Signal, 1)
-		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-		defer close(sigs)       // second: ends the goroutine
-		defer signal.Stop(sigs) // first: no more sends
-		go func() {
-			if _, ok := <-sigs; ok {
-				stop.Store(true)
-			}
-		}()
-		sink = stopSink{sink: parquet, stop: &stop}
+		sink = parquet
 	}
 
-	var opts sim.Options
+	// SIGINT or SIGTERM stops the run at its next arrival or tick; nothing
+	// is written then.
+	var stop atomic.Bool
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer close(sigs)       // second: ends the goroutine
+	defer signal.Stop(sigs) // first: no more sends
+	go func() {
+		if _, ok := <-sigs; ok {
+			stop.Store(true)
+		}
+	}()
+	opts := sim.Options{Stop: stop.Load}
 	if isTerminal(stderr) {
 		bar := newProgressBar(stderr, int64(cfg.Workload.Requests))
 		opts.Progress = bar.update
@@ -371,7 +357,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	}
 	sum, err := sim.Run(cfg, src, sink, opts)
 	if err != nil {
-		if errors.Is(err, errInterrupted) {
+		if errors.Is(err, sim.ErrStopped) {
 			return fmt.Errorf("interrupted: no output written")
 		}
 		return err

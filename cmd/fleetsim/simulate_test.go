@@ -3,14 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/fleetsim/fleetsim/sim"
@@ -447,30 +445,6 @@ func TestSimulateOutIsFile(t *testing.T) {
 	}
 	if b := readBytes(t, p); string(b) != "keep" {
 		t.Errorf("the file was changed to %q", b)
-	}
-}
-
-// TestStopSink: once stopped, the sink refuses records, so sim.Run fails
-// and the Parquet file is discarded.
-func TestStopSink(t *testing.T) {
-	out := t.TempDir()
-	pq, err := export.NewParquetSink(filepath.Join(out, requestsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stop atomic.Bool
-	s := stopSink{sink: pq, stop: &stop}
-	var r sim.Record
-	if err := s.Write(&r); err != nil {
-		t.Fatal(err)
-	}
-	stop.Store(true)
-	if err := s.Write(&r); !errors.Is(err, errInterrupted) {
-		t.Fatalf("Write after stop: %v, want errInterrupted", err)
-	}
-	pq.Abort()
-	if entries, _ := os.ReadDir(out); len(entries) != 0 {
-		t.Errorf("output directory holds %v", entries)
 	}
 }
 

@@ -1,0 +1,56 @@
+package sim
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/fleetsim/fleetsim/workload"
+)
+
+// TestIdleGapSkipsTicks: a trace that pauses for 10^12 s (a timestamp unit
+// mix-up, say) must not cost one sampling tick per simulated second.
+func TestIdleGapSkipsTicks(t *testing.T) {
+	cfg := Config{
+		Pools:    []PoolConfig{{Name: "p", GPU: "a100", Count: 1, MaxContext: 4096}},
+		Timing:   "kv",
+		Workload: workload.Spec{Requests: 2},
+		SLO:      SLO{TTFTS: 1, TPOTS: 1},
+	}
+	src := &sliceSource{reqs: []workload.Request{
+		{ID: 0, Arrival: 0, InputTokens: 100, OutputTokens: 3, MaxOutputTokens: 3},
+		{ID: 1, Arrival: 1e12, InputTokens: 100, OutputTokens: 3, MaxOutputTokens: 3},
+	}}
+	sink := &memSink{}
+	f, err := newFleet(cfg, src, sink, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.run(); err != nil {
+		t.Fatal(err)
+	}
+	if len(sink.recs) != 2 || !(sink.recs[1].FinishS > 1e12) {
+		t.Fatalf("records %+v: want both requests served, the second after 1e12 s", sink.recs)
+	}
+	if f.ticks > 10 {
+		t.Errorf("%d sampling ticks over an idle gap of 1e12 s, want a handful", f.ticks)
+	}
+}
+
+// TestStopOption: Options.Stop ends a run with ErrStopped.
+func TestStopOption(t *testing.T) {
+	cfg := Config{
+		Pools:    []PoolConfig{{Name: "p", GPU: "a100", Count: 2, MaxContext: 4096}},
+		Timing:   "kv",
+		Workload: workload.Spec{Rate: 50, Requests: 10_000},
+		SLO:      SLO{TTFTS: 1, TPOTS: 1},
+	}
+	polls := 0
+	stop := func() bool { polls++; return polls > 100 }
+	_, err := Run(cfg, newPoisson(10_000, 50, 100, 2000, 1), &memSink{}, Options{Stop: stop})
+	if !errors.Is(err, ErrStopped) {
+		t.Fatalf("Run: %v, want ErrStopped", err)
+	}
+	if polls != 101 {
+		t.Errorf("Stop polled %d times after asking to stop at the 101st", polls)
+	}
+}
