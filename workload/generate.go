@@ -9,6 +9,11 @@ import (
 	"strings"
 )
 
+// MaxTraceSpanS bounds a replayed trace's time span, seconds (about 31
+// years): beyond it float64 times lose the millisecond resolution iteration
+// times need, and a span that long is almost always a unit mix-up.
+const MaxTraceSpanS = 1e9
+
 // NewSource validates spec and returns the Source of its requests, with
 // randomness from seed (named streams: StreamArrivals, StreamLengths,
 // StreamSplit, StreamCategories).
@@ -222,6 +227,9 @@ func newTraceSource(s Spec, seed uint64) (*traceSource, error) {
 			return nil, traceErr(s.Trace, 0, "", "", "all %d rows share one timestamp, so it cannot be rescaled to rate %v (use rate 0)", n, s.Rate)
 		}
 		scale = (float64(n) / span) / s.Rate
+	}
+	if span := (last - first) * scale; span > MaxTraceSpanS {
+		return nil, traceErr(s.Trace, 0, "", "", "its timestamps span %g s (after rescaling): at most %g s; check the timestamps' unit", span, float64(MaxTraceSpanS))
 	}
 	// Pass 2 is the Source itself.
 	f, rd, err = openTrace(s.Trace, format)

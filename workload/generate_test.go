@@ -360,6 +360,9 @@ func TestTraceErrors(t *testing.T) {
 		{"m.jsonl", `{"timestamp": 10, "input_length": 5, "output_length": 1}` + "\n" + `{"timestamp": 9, "input_length": 5, "output_length": 1}`, 0,
 			[]string{"line 2", `timestamp = "9"`, "previous row's 10 ms"}},
 		{"m.jsonl", "[1, 2]\n", 0, []string{"line 1", `"[1, 2]"`}},
+		// 10^15 ms = 10^12 s, beyond MaxTraceSpanS (a µs trace read as ms, say).
+		{"m.jsonl", `{"timestamp": 0, "input_length": 5, "output_length": 1}` + "\n" + `{"timestamp": 1e15, "input_length": 5, "output_length": 1}`, 0,
+			[]string{"span 1e+12 s", "at most 1e+09 s"}},
 	}
 	for _, tt := range tests {
 		p := writeFile(t, tt.name, tt.content)
