@@ -38,7 +38,7 @@ type Row struct {
 	QueueWaitS          *float64 `parquet:"queue_wait_s,split"`
 	TTFTS               *float64 `parquet:"ttft_s,split"`
 	TPOTS               *float64 `parquet:"tpot_s,split"`
-	E2ES                *float64 `parquet:"e2e_s"`
+	E2ES                *float64 `parquet:"e2e_s,split"`
 	InputTokens         int32    `parquet:"input_tokens"`
 	OutputTokens        int32    `parquet:"output_tokens"`
 	OriginalInputTokens int32    `parquet:"original_input_tokens"`

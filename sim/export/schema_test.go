@@ -2,6 +2,7 @@ package export
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,6 +21,24 @@ func TestRowMirrorsRecord(t *testing.T) {
 	for i := range rec.NumField() {
 		if a, b := name(rec.Field(i)), name(row.Field(i)); a != b {
 			t.Errorf("column %d: sim.Record %q, export.Row %q", i, a, b)
+		}
+	}
+}
+
+// TestRowEncodings: every double column is BYTE_STREAM_SPLIT-encoded and
+// every string column dictionary-encoded, as docs/cli.md states.
+func TestRowEncodings(t *testing.T) {
+	row := reflect.TypeFor[Row]()
+	for i := range row.NumField() {
+		f := row.Field(i)
+		opts := strings.Split(f.Tag.Get("parquet"), ",")[1:]
+		typ := f.Type
+		if typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		want := map[reflect.Kind]string{reflect.Float64: "split", reflect.String: "dict"}[typ.Kind()]
+		if want != "" && !slices.Contains(opts, want) {
+			t.Errorf("column %s (%s): tag options %v lack %q", f.Name, typ, opts, want)
 		}
 	}
 }
