@@ -131,6 +131,12 @@ func KimuraP99Wait(c int, mu, lambda, cs2 float64) float64 {
 // DefaultRhoMax is FleetOpt's utilization cap ρ_max (§4.1).
 const DefaultRhoMax = 0.85
 
+// MaxServers bounds the servers (GPUs × slots) MinGPUs sizes a pool to:
+// 2^40 ≈ 1.1e12 KV slots, orders of magnitude beyond any real fleet and far
+// inside the int range, so every count and product of counts stays exact.
+// A pool that would need more is an error, not an overflowed count.
+const MaxServers = 1 << 40
+
 // SizeInput is one pool's sizing problem (FleetOpt eq. 11).
 type SizeInput struct {
 	Lambda  float64 // arrival rate into the pool, requests/s
@@ -153,7 +159,8 @@ type SizeResult struct {
 // that the Kimura P99 wait is at most WaitMax and the utilization is at most
 // RhoMax (FleetOpt eq. 11): it starts from ceil(λ/(ρ_max·μ_gpu)) and, if the
 // wait target is not met there, brackets the answer by doubling and bisects
-// (the wait is non-increasing in n). Zero traffic needs 0 GPUs.
+// (the wait is non-increasing in n). Zero traffic needs 0 GPUs. A pool that
+// would need more than MaxServers servers (GPUs × Slots) is an error.
 func MinGPUs(in SizeInput) (SizeResult, error) { return minGPUs(in, false) }
 
 // minGPUs is MinGPUs; with countOnly and an infinite wait budget it skips
@@ -176,9 +183,16 @@ func minGPUs(in SizeInput, countOnly bool) (SizeResult, error) {
 	if in.Lambda == 0 {
 		return SizeResult{}, nil
 	}
-	mu := 1 / in.MeanS                    // per-slot rate
-	muGPU := float64(in.Slots) * mu       // per-GPU rate
-	x := in.Lambda / (in.RhoMax * muGPU)  // GPUs at the cap
+	mu := 1 / in.MeanS                   // per-slot rate
+	muGPU := float64(in.Slots) * mu      // per-GPU rate
+	x := in.Lambda / (in.RhoMax * muGPU) // GPUs at the cap
+	// Every count below is at most maxGPUs, so n·Slots <= MaxServers and no
+	// float-to-int conversion or product can overflow.
+	maxGPUs := MaxServers / in.Slots
+	if !(x*(1-1e-12) <= float64(maxGPUs)) {
+		return SizeResult{}, fmt.Errorf("arrival rate %v requests/s needs %.4g GPUs of %d slots at rho-max %v (mean service %.4g s): more than the %d servers (GPUs × slots) the planner sizes",
+			in.Lambda, x, in.Slots, in.RhoMax, in.MeanS, MaxServers)
+	}
 	lo := int(math.Ceil(x * (1 - 1e-12))) // tolerate rounding just above an integer
 	lo = max(lo, 1)
 	byRho := lo
@@ -193,12 +207,14 @@ func minGPUs(in SizeInput, countOnly bool) (SizeResult, error) {
 		return res(lo, w), nil
 	}
 	// Bracket: FleetOpt App. A searches up to 10·ceil(a); keep doubling past it.
-	hi := max(2*lo, 10*int(math.Ceil(in.Lambda/muGPU)))
+	// λ/μ_gpu = ρ_max·x <= maxGPUs, so 10·ceil(λ/μ_gpu) fits an int.
+	hi := min(max(2*lo, 10*int(math.Ceil(in.Lambda/muGPU))), maxGPUs)
 	for wait(hi) > in.WaitMax {
-		if hi > 1<<40 {
-			return SizeResult{}, fmt.Errorf("no GPU count meets the P99 wait budget %.4g s", in.WaitMax)
+		if hi >= maxGPUs {
+			return SizeResult{}, fmt.Errorf("arrival rate %v requests/s: no GPU count up to %d (%d servers at %d slots per GPU) meets the P99 wait budget %.4g s",
+				in.Lambda, maxGPUs, MaxServers, in.Slots, in.WaitMax)
 		}
-		hi *= 2
+		hi = min(2*hi, maxGPUs)
 	}
 	for hi-lo > 1 { // wait(lo) > budget >= wait(hi)
 		mid := lo + (hi-lo)/2

@@ -1,8 +1,10 @@
 package pools
 
 import (
+	"fmt"
 	"math"
 	"math/big"
+	"strings"
 	"testing"
 )
 
@@ -173,5 +175,36 @@ func TestMinGPUs(t *testing.T) {
 func BenchmarkErlangC1e6(b *testing.B) {
 	for b.Loop() {
 		ErlangC(1_000_000, 999_000)
+	}
+}
+
+// TestMinGPUsRefusesHugeCounts: a count beyond MaxServers servers is an
+// error, never an int overflow. Before the bound, λ = 1e300 returned 1 GPU at
+// utilization ≈ 1e299 with no error (int(math.Ceil(x)) wrapped around).
+func TestMinGPUsRefusesHugeCounts(t *testing.T) {
+	for _, in := range []SizeInput{
+		{Lambda: 1e300, Slots: 256, MeanS: 1, Cs2: 1, WaitMax: 0.5, RhoMax: 0.85},
+		{Lambda: 1e300, Slots: 256, MeanS: 1, Cs2: 1, WaitMax: math.Inf(1), RhoMax: 0.85},
+		{Lambda: math.MaxFloat64, Slots: 1, MeanS: 1e10, Cs2: 0, WaitMax: 1, RhoMax: 0.5},
+		// 2^40 servers at the cap exactly would need one more GPU than allowed.
+		{Lambda: 1.01 * float64(MaxServers) * 0.85, Slots: 1, MeanS: 1, Cs2: 1, WaitMax: math.Inf(1), RhoMax: 0.85},
+	} {
+		for _, countOnly := range []bool{false, true} {
+			r, err := minGPUs(in, countOnly)
+			if err == nil {
+				t.Errorf("minGPUs(%+v, %v) = %+v, want an error", in, countOnly, r)
+				continue
+			}
+			if msg := err.Error(); !strings.Contains(msg, "arrival rate") || !strings.Contains(msg, fmt.Sprint(in.Lambda)) {
+				t.Errorf("error %q does not name the arrival rate %v", msg, in.Lambda)
+			}
+		}
+	}
+	// Just inside the bound the count is exact: λ/(ρ·μ_gpu) = 2^40/2 GPUs of
+	// 2 slots (powers of two: no rounding), i.e. 2^40 servers.
+	in := SizeInput{Lambda: 0.5 * float64(MaxServers), Slots: 2, MeanS: 1, Cs2: 1, WaitMax: math.Inf(1), RhoMax: 0.5}
+	r, err := minGPUs(in, true)
+	if err != nil || r.GPUs != MaxServers/2 {
+		t.Errorf("at the bound: %+v, %v; want %d GPUs", r, err, MaxServers/2)
 	}
 }

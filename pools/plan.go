@@ -45,9 +45,15 @@ func DefaultGammas() []float64 {
 	return g
 }
 
+// MaxRate is the largest fleet arrival rate a Config accepts, requests/s:
+// 10^9, some four orders of magnitude above the largest fleets' traffic.
+// Every built-in workload's pools stay far inside MaxServers there (the
+// homogeneous agent-heavy pool needs about 4e9 servers at 10^9 requests/s).
+const MaxRate = 1e9
+
 // Config is a planning problem. Zero fields take the defaults named.
 type Config struct {
-	Rate     float64 // fleet arrival rate λ, requests/s (> 0)
+	Rate     float64 // fleet arrival rate λ, requests/s, in (0, MaxRate]
 	SLO      float64 // P99 TTFT target, s; 0 = none (size by RhoMax only)
 	RhoMax   float64 // utilization cap (DefaultRhoMax)
 	ShortGPU GPU     // GPU of the short pool
@@ -127,8 +133,8 @@ func (c Config) noise() float64 {
 // value and what is allowed.
 func (c Config) Validate() error {
 	switch {
-	case !(c.Rate > 0) || math.IsInf(c.Rate, 0):
-		return fmt.Errorf("rate %v requests/s: must be finite and > 0", c.Rate)
+	case !(c.Rate > 0 && c.Rate <= MaxRate):
+		return fmt.Errorf("rate %v requests/s: must be in (0, %g]", c.Rate, MaxRate)
 	case !(c.SLO >= 0) || math.IsInf(c.SLO, 0):
 		return fmt.Errorf("slo-ttft-p99 %v s: must be finite and >= 0 (0 = no TTFT target)", c.SLO)
 	case !(c.RhoMax > 0 && c.RhoMax < 1):

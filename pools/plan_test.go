@@ -255,6 +255,8 @@ func TestPlannerErrors(t *testing.T) {
 		want string
 	}{
 		{"negative rate", func(c *Config) { c.Rate = -5 }, "rate"},
+		{"rate above MaxRate", func(c *Config) { c.Rate = 1e300 }, "rate 1e+300 requests/s"},
+		{"infinite rate", func(c *Config) { c.Rate = math.Inf(1) }, "rate +Inf"},
 		{"rho-max 1", func(c *Config) { c.RhoMax = 1 }, "rho-max"},
 		{"gamma below 1", func(c *Config) { c.Gamma = 0.9 }, "gamma"},
 		{"p_c above 1", func(c *Config) { c.PC = 1.5 }, "p-c"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/sim/export"
 	"github.com/fleetsim/fleetsim/workload"
 	"github.com/spf13/pflag"
 )
@@ -134,6 +136,9 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if *format != "table" && *format != "json" {
 		return badInput("--format %q: allowed: table, json", *format)
 	}
+	if err := checkOut(*out); err != nil {
+		return err
+	}
 	if *memory {
 		return runMemory(memoryArgs{*modelName, *modelsFile, *memGB, *memUtil, *tp, *actGB, *bShort, *longCtx, *format, *out}, stdout)
 	}
@@ -141,8 +146,8 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput("--slo-ttft-p99 %q: %v", *sloS, err)
 	}
-	if !(*rate > 0) || math.IsInf(*rate, 0) {
-		return badInput("--rate %v: must be a finite arrival rate > 0 requests/s", *rate)
+	if !(*rate > 0 && *rate <= pools.MaxRate) {
+		return badInput("--rate %v requests/s: must be in (0, %g]", *rate, pools.MaxRate)
 	}
 	if !(*frac > 0 && *frac < 1) {
 		return badInput("--input-fraction %v: must be in (0, 1)", *frac)
@@ -232,10 +237,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		}
 		return table(w)
 	}
-	if *out == "" {
-		return write(stdout)
-	}
-	return writeAtomic(*out, write)
+	return writeOut(*out, stdout, write)
 }
 
 // flagNames rewrites the planner's field names into the CLI's flag names.
@@ -248,29 +250,58 @@ func flagNames(msg string) string {
 	return msg
 }
 
-// writeAtomic writes through a temporary file in the target's directory and
-// renames it into place, so a failed run never leaves a half-written file.
-func writeAtomic(path string, write func(io.Writer) error) error {
+// checkOut validates --out before any work is done: the path must not be a
+// directory and its parent must be an existing directory ("" = stdout).
+func checkOut(path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return badInput("--out %q: is a directory; want a file path such as %s", path, filepath.Join(path, "plan.json"))
+	}
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".plan-*.tmp")
-	if err != nil {
-		return badInput("--out %q: %v", path, err)
-	}
-	tmp := f.Name()
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return badInput("--out %q: directory %q does not exist", path, dir)
+	case err != nil:
+		return badInput("--out %q: %s", path, oneLine(rootCause(err)))
+	case !fi.IsDir():
+		return badInput("--out %q: %q is not a directory", path, dir)
 	}
 	return nil
+}
+
+// writeOut renders the output and writes it to stdout, or when path is set
+// to that file through export.WriteFileAtomic (a temporary file in the same
+// directory, renamed into place), so a failed run never leaves a
+// half-written file. Errors name the user's path, not the temporary file.
+func writeOut(path string, stdout io.Writer, write func(io.Writer) error) error {
+	if path == "" {
+		return write(stdout)
+	}
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
+	if err := export.WriteFileAtomic(path, b.Bytes()); err != nil {
+		return fmt.Errorf("--out %q: %s", path, oneLine(rootCause(err)))
+	}
+	return nil
+}
+
+// rootCause strips the path from a file-system error (its path may be the
+// writer's temporary file) and returns the system's reason alone.
+func rootCause(err error) error {
+	var pe *os.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
 }
 
 func runPareto(pl *pools.Planner, name string) (paretoReport, error) {
@@ -473,8 +504,5 @@ func runMemory(a memoryArgs, stdout io.Writer) error {
 		}
 		return tw.Flush()
 	}
-	if a.out == "" {
-		return write(stdout)
-	}
-	return writeAtomic(a.out, write)
+	return writeOut(a.out, stdout, write)
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -129,6 +131,11 @@ func TestPlanBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"--rate", "-5", "--b-short", "4096"}, "--rate"},
+		// Before the bound, 1e300 printed 1 GPU at utilization 2.5e299 and
+		// exited 0 (an int overflow in the GPU count).
+		{[]string{"--rate", "1e300", "--b-short", "4096"}, "--rate 1e+300 requests/s: must be in (0, 1e+09]"},
+		{[]string{"--rate", "1e300", "--b-short", "4096", "--pareto"}, "--rate 1e+300"},
+		{[]string{"--rate", "+Inf", "--b-short", "4096"}, "--rate +Inf"},
 		{[]string{"--rho-max", "1", "--b-short", "4096"}, "--rho-max"},
 		{[]string{"--b-short", "4096", "--method", "pr", "--slo-ttft-p99", "100ms"}, "prefill"},
 		{[]string{"--workload", "agent-heavy", "--b-short", "128", "--method", "pr"}, "empty"},
@@ -282,5 +289,89 @@ func TestPlanMemory(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "plan", "--memory", "--tp", "0"); code != 2 {
 		t.Errorf("--tp 0: exit %d, want 2", code)
+	}
+}
+
+// TestPlanAtMaxRate: at pools.MaxRate every built-in workload plans with
+// every method (no pool reaches pools.MaxServers), and the counts are the
+// exact ones: the homogeneous pool is ceil(λ/(ρ_max·μ_gpu)), far above
+// anything an int conversion could wrap.
+func TestPlanAtMaxRate(t *testing.T) {
+	for _, wl := range []string{"azure", "lmsys", "agent-heavy"} {
+		code, out, errs := runCLI(t, "plan", "--workload", wl, "--rate", "1e9", "--b-short", "4096", "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", wl, code, errs)
+		}
+		var p pools.Plan
+		if err := json.Unmarshal([]byte(out), &p); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range p.Methods {
+			for _, pp := range m.Pools {
+				if pp.GPUs < 1 || pp.GPUs*pp.Slots > pools.MaxServers || !(pp.Utilization > 0 && pp.Utilization <= p.RhoMax) {
+					t.Errorf("%s %s %s: %d GPUs × %d slots at utilization %v", wl, m.Method, pp.Name, pp.GPUs, pp.Slots, pp.Utilization)
+				}
+			}
+			if m.Method == pools.MethodHomo {
+				hp := m.Pools[0]
+				if want := int(math.Ceil(1e9 / (p.RhoMax * hp.MuGPU) * (1 - 1e-12))); hp.GPUs != want {
+					t.Errorf("%s homogeneous: %d GPUs, want ceil(λ/(ρ_max·μ_gpu)) = %d", wl, hp.GPUs, want)
+				}
+			}
+		}
+	}
+}
+
+// TestPlanOut: --out is checked before the plan is computed (an existing
+// directory or a missing parent exits 2 naming --out and the user's path,
+// never the temporary file), and a good path gets the whole output, mode
+// 0644, with no temporary file left beside it.
+func TestPlanOut(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nonexist", "dir", "p.json")
+	notDir := filepath.Join(dir, "file")
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The 100 ms SLO is infeasible, which the planner only finds while
+	// computing: an error naming --out shows the path was checked first.
+	// Before the fix the directory case computed the plan and failed at
+	// the rename with exit 1, and the missing parent named ".plan-NNN.tmp".
+	for _, tt := range []struct{ out, want string }{
+		{dir, "is a directory"},
+		{missing, "does not exist"},
+		{filepath.Join(notDir, "p.json"), "not a directory"},
+	} {
+		for _, extra := range [][]string{{"--b-short", "4096", "--method", "pr", "--slo-ttft-p99", "100ms"}, {"--memory"}} {
+			args := append([]string{"plan", "--format", "json", "--out", tt.out}, extra...)
+			code, out, errs := runCLI(t, args...)
+			if code != 2 || out != "" {
+				t.Errorf("%v: exit %d, stdout %q; want 2 and nothing", args, code, out)
+			}
+			line := strings.TrimRight(errs, "\n")
+			if strings.Contains(line, "\n") || !strings.Contains(line, "--out "+strconv.Quote(tt.out)) ||
+				!strings.Contains(line, tt.want) || strings.Contains(line, ".tmp") {
+				t.Errorf("%v: stderr %q, want one line naming --out %q and %q, no temporary file", args, errs, tt.out, tt.want)
+			}
+		}
+	}
+	path := filepath.Join(dir, "p.json")
+	code, _, errs := runCLI(t, "plan", "--b-short", "4096", "--method", "pr", "--format", "json", "--out", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	_, want, _ := runCLI(t, "plan", "--b-short", "4096", "--method", "pr", "--format", "json")
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != want {
+		t.Errorf("--out wrote %d bytes (%v), stdout gives %d", len(got), err, len(want))
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("--out file mode: %v, %v; want 0644", fi, err)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
 	}
 }
