@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -44,6 +45,9 @@ func decodeScenario(path string, data []byte, cfg *sim.Config) (scenarioKeys, er
 	var keys scenarioKeys
 	var err error
 	isJSON := strings.EqualFold(filepath.Ext(path), ".json")
+	if err := checkMapping(path, data, isJSON); err != nil {
+		return keys, err
+	}
 	// Probe which workload keys are present.
 	var probe struct {
 		Workload map[string]any `json:"workload" yaml:"workload"`
@@ -96,9 +100,31 @@ func decodeScenario(path string, data []byte, cfg *sim.Config) (scenarioKeys, er
 	return keys, nil
 }
 
-// oneLine joins a multi-line error message into one line.
+// checkMapping reports a scenario file whose top level is not a mapping of
+// keys (a list, a scalar, binary junk) in one plain line instead of the
+// decoder's Go type names.
+func checkMapping(path string, data []byte, isJSON bool) error {
+	var top map[string]any
+	var err error
+	format := "YAML"
+	if isJSON {
+		format = "JSON"
+		err = json.Unmarshal(data, &top)
+	} else {
+		err = yaml.Unmarshal(data, &top)
+	}
+	var yt *yaml.TypeError
+	var jt *json.UnmarshalTypeError
+	if errors.As(err, &yt) || errors.As(err, &jt) {
+		return fmt.Errorf("--config %s: not a %s mapping of scenario keys (want keys such as workload, pools, router, timing, seed)", path, format)
+	}
+	return nil // syntax errors are reported by the decoding that follows
+}
+
+// oneLine joins a multi-line error message into one line of valid UTF-8.
 func oneLine(err error) string {
-	msg := strings.Replace(err.Error(), "yaml: unmarshal errors:\n", "", 1)
+	msg := strings.ToValidUTF8(err.Error(), "?")
+	msg = strings.Replace(msg, "yaml: unmarshal errors:\n", "", 1)
 	fields := strings.Fields(strings.ReplaceAll(msg, "\n", " ; "))
 	return strings.ReplaceAll(strings.Join(fields, " "), " ;", ";")
 }

@@ -56,6 +56,8 @@ func TestSimulateBadInput(t *testing.T) {
 	badBShort := writeFile(t, dir, "bshort.yaml", "router: {kind: cr, b_short: 9000}\n")
 	unusedGamma := writeFile(t, dir, "gamma.yaml", "router: {kind: spillover, gamma: 1.5}\n")
 	codeGate := writeFile(t, dir, "gate.yaml", "router: {kind: cr, compressible: [prose, code]}\n")
+	notMap := writeFile(t, dir, "list.yaml", "- a\n- b\n")
+	junk := writeFile(t, dir, "junk.yaml", "\xff\xfe\x00garbage: [\n")
 	unusedCold := writeFile(t, dir, "cold.yaml", "router: {kind: length, cold_start: 3}\n")
 	badShares := writeFile(t, dir, "shares.yaml", "workload: {categories: {prose: 0.5, code: 0.3}}\n")
 	badKind := writeFile(t, dir, "kind.yaml", "router: {kind: magic}\n")
@@ -148,6 +150,8 @@ func TestSimulateBadInput(t *testing.T) {
 		{"ema decay with length", []string{"--ema-decay", "0.9"}, []string{"--ema-decay", "0.9", "length"}},
 		{"config gamma unused", []string{"--config", unusedGamma}, []string{"router.gamma", "1.5", "spillover"}},
 		{"config compressible code", []string{"--config", codeGate}, []string{"compressible", "code"}},
+		{"config not a mapping", []string{"--config", notMap}, []string{"list.yaml", "not a YAML mapping"}},
+		{"config binary junk", []string{"--config", junk}, []string{"junk.yaml", "yaml"}},
 		{"config cold_start unused", []string{"--config", unusedCold}, []string{"router.cold_start", "3", "length"}},
 		{"config shares", []string{"--config", badShares}, []string{"categories", "sum to 1"}},
 		{"config unknown router", []string{"--config", badKind}, []string{"router.kind", "magic"}},
