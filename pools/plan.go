@@ -48,7 +48,8 @@ func DefaultGammas() []float64 {
 // MaxRate is the largest fleet arrival rate a Config accepts, requests/s:
 // 10^9, some four orders of magnitude above the largest fleets' traffic.
 // Every built-in workload's pools stay far inside MaxServers there (the
-// homogeneous agent-heavy pool needs about 4e9 servers at 10^9 requests/s).
+// homogeneous agent-heavy pool needs about 4e10 servers, 1/27 of it, at
+// 10^9 requests/s).
 const MaxRate = 1e9
 
 // Config is a planning problem. Zero fields take the defaults named.

@@ -375,3 +375,16 @@ func TestPlanOut(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateRateBound: 'fleetsim validate' shares plan's --rate bound.
+// Before it, --rate 1e300 planned 1 GPU per pool (an int overflow in the
+// planner) and exited 0.
+func TestValidateRateBound(t *testing.T) {
+	for _, r := range []string{"1e300", "1.5e9"} {
+		code, out, errs := runCLI(t, "validate", "--b-short", "4096", "--method", "pr", "--rate", r)
+		if code != 2 || out != "" || strings.Count(strings.TrimRight(errs, "\n"), "\n") != 0 ||
+			!strings.Contains(errs, "--rate ") || !strings.Contains(errs, "must be in (0, 1e+09]") {
+			t.Errorf("--rate %s: exit %d, stdout %q, stderr %q; want 2 and one line naming --rate and (0, 1e+09]", r, code, out, errs)
+		}
+	}
+}

@@ -84,6 +84,8 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 		return badInput("--format %q: allowed: table, json", *format)
 	case !(*rate > 0) || math.IsInf(*rate, 0):
 		return badInput("--rate %v: must be a finite arrival rate > 0 requests/s", *rate)
+	case *rate > pools.MaxRate:
+		return badInput("--rate %v requests/s: must be in (0, %g]", *rate, pools.MaxRate)
 	case *requests < 0:
 		return badInput("--requests %d: must be >= 1 (0 = automatic)", *requests)
 	case !(*warmup >= 0 && *warmup < 1):
