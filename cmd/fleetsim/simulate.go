@@ -371,6 +371,13 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 
 	var outputs []export.OutputFile
 	var wrote []string
+	defer func() {
+		if err != nil { // a failed run leaves none of its files behind
+			for _, p := range wrote {
+				os.Remove(p)
+			}
+		}
+	}()
 	if parquet != nil {
 		if err := parquet.Close(); err != nil {
 			return err
