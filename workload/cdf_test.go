@@ -2,6 +2,7 @@ package workload
 
 import (
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -322,6 +323,68 @@ func TestLengthSamplerMatchesSample(t *testing.T) {
 			if a, b := c.sampleU(u), s.sampleU(u); a != b {
 				t.Fatalf("%s: u = %v: binary search %d, guide table %d", name, u, a, b)
 			}
+		}
+	}
+}
+
+// exactBucketM2 is E[L^2] of a bucket in exact integer arithmetic:
+// (S(Hi) − S(Lo))/(Hi − Lo) with S(n) = Σ_{k<=n} k² = n(n+1)(2n+1)/6.
+func exactBucketM2(b Bucket) float64 {
+	s := func(n int) *big.Int {
+		x := big.NewInt(int64(n))
+		y := new(big.Int).Mul(x, big.NewInt(int64(n)+1))
+		y.Mul(y, big.NewInt(2*int64(n)+1))
+		return y.Quo(y, big.NewInt(6))
+	}
+	num := new(big.Int).Sub(s(b.Hi), s(b.Lo))
+	f, _ := new(big.Rat).SetFrac(num, big.NewInt(int64(b.Hi-b.Lo))).Float64()
+	return f
+}
+
+// TestBucketSecondMomentPrecision: buckets near 2^30 tokens against exact
+// integer arithmetic. The former S(Hi) − S(Lo) form subtracted two ~2^91/3
+// values and was off by ~1e-7 relative there (e.g. (2^30, 2^30+2]).
+func TestBucketSecondMomentPrecision(t *testing.T) {
+	const g = 1 << 30
+	for _, b := range []Bucket{
+		{Lo: g, Hi: g + 1, P: 1},
+		{Lo: g, Hi: g + 2, P: 1},
+		{Lo: g - 1, Hi: g + 2, P: 1},
+		{Lo: g - 1000, Hi: g + 1000, P: 1},
+		{Lo: 2*g - 7, Hi: 2 * g, P: 1},
+		{Lo: 0, Hi: g, P: 1},
+		{Lo: 0, Hi: 1, P: 1},
+		{Lo: 3, Hi: 7, P: 1},
+	} {
+		want := exactBucketM2(b)
+		if got := b.SecondMoment(); math.Abs(got-want) > 4e-16*want {
+			t.Errorf("(%d, %d]: SecondMoment = %v, exact %v (relative error %.2g)", b.Lo, b.Hi, got, want, (got-want)/want)
+		}
+	}
+}
+
+// TestBucketSecondMomentUnchangedOnBuiltins: on every bucket of the
+// built-in CDFs the closed form m² + (n²−1)/12 agrees with the former
+// sum-of-squares difference to 1e-12 relative, and so do the CDF moments.
+func TestBucketSecondMomentUnchangedOnBuiltins(t *testing.T) {
+	old := func(b Bucket) float64 { // the former formula, kept as the reference
+		s := func(n float64) float64 { return n * (n + 1) * (2*n + 1) / 6 }
+		return (s(float64(b.Hi)) - s(float64(b.Lo))) / float64(b.Hi-b.Lo)
+	}
+	for _, name := range BuiltinCDFs() {
+		c := mustCDF(t, name)
+		m2 := 0.0
+		for b := range c.Buckets() {
+			got, want := b.SecondMoment(), old(b)
+			if math.Abs(got-want) > 1e-12*want {
+				t.Errorf("%s (%d, %d]: SecondMoment = %v, former %v", name, b.Lo, b.Hi, got, want)
+			}
+			if b.P > 0 {
+				m2 += b.P * want
+			}
+		}
+		if got := c.SecondMoment(); math.Abs(got-m2) > 1e-12*m2 {
+			t.Errorf("%s: CDF SecondMoment = %v, former %v", name, got, m2)
 		}
 	}
 }
