@@ -6,7 +6,6 @@ import "math"
 type acc struct {
 	arrived, completed, rejected, preemptions int64
 	sloMet                                    int64
-	arrivedWin                                int64 // post-warm-up arrivals (the measurement window's offered load)
 	servedWin                                 int64 // completions (any request) finishing inside the window
 	ttft, tpot, e2e, wait                     sketch
 	busyWin                                   float64 // busy slot-seconds inside the window
@@ -103,7 +102,7 @@ func (a *acc) metrics(gpus, slots, capacity int, w float64) PoolMetrics {
 	}
 	if w > 0 {
 		m.ThroughputRPS = float64(a.servedWin) / w
-		m.ArrivalRPS = float64(a.arrivedWin) / w
+		m.ArrivalRPS = float64(a.arrived) / w
 		if capacity > 0 {
 			// Clamped: the sums of busy slot-seconds carry rounding errors.
 			m.SlotUtilization = min(1, max(0, a.busyWin/(w*float64(capacity))))

@@ -334,7 +334,6 @@ func (f *fleet) arrive(fl *flight) {
 	f.lastArr = t
 	if !fl.warmup {
 		f.fm.arrived++
-		f.fm.arrivedWin++
 	}
 	if f.opts.Progress != nil && f.arrived%progressEvery == 0 {
 		f.opts.Progress(f.arrived)
@@ -492,15 +491,20 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 	fl.pool = p
 	if !fl.warmup {
 		p.m.arrived++
-		p.m.arrivedWin++
 	}
 	if need := fl.req.TotalTokens(); need > p.cfg.MaxContext {
 		if !fl.warmup {
 			p.m.rejected++
 		}
-		if f.cfg.Router.RetryDelayS > 0 && p.rank+1 < len(f.rank) {
+		// The retry goes to the next pool with a strictly larger max context
+		// (an equal one would refuse it again).
+		next := p.rank + 1
+		for next < len(f.rank) && f.rank[next].cfg.MaxContext <= p.cfg.MaxContext {
+			next++
+		}
+		if f.cfg.Router.RetryDelayS > 0 && next < len(f.rank) {
 			fl.retries++
-			f.deliverLater(fl, f.rank[p.rank+1], t+f.cfg.Router.RetryDelayS)
+			f.deliverLater(fl, f.rank[next], t+f.cfg.Router.RetryDelayS)
 			return
 		}
 		f.reject(fl, t, fmt.Sprintf("misrouted: %d tokens > max_ctx %d of pool %s", need, p.cfg.MaxContext, p.cfg.Name), false)
@@ -661,10 +665,11 @@ func (f *fleet) summary() *Summary {
 	}
 	s.Fleet = f.fm.metrics(gpus, 0, capacity, w)
 	s.Fleet.Name = "fleet"
+	// The fleet is overloaded when any pool is (its own backlog trend is
+	// reported, but pooled samples are not a verdict on any one pool).
+	s.Fleet.Overloaded = false
 	for _, m := range s.Pools {
-		if m.Overloaded {
-			s.Fleet.Overloaded = true
-		}
+		s.Fleet.Overloaded = s.Fleet.Overloaded || m.Overloaded
 	}
 	return s
 }

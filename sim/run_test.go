@@ -364,6 +364,32 @@ func TestRetryAtLargerPool(t *testing.T) {
 	}
 }
 
+// TestRetrySkipsEqualContext: a retry goes to the next pool with a larger
+// max context, past a pool of the same max context that would refuse the
+// request again.
+func TestRetrySkipsEqualContext(t *testing.T) {
+	cfg := fleetCfg(1, 0,
+		PoolConfig{Name: "a", GPU: "a100", Count: 1, MaxContext: 2048},
+		PoolConfig{Name: "b", GPU: "a100", Count: 1, MaxContext: 2048},
+		PoolConfig{Name: "c", GPU: "a100", Count: 1, MaxContext: 8192},
+	)
+	cfg.Router.RetryDelayS = 0.5
+	sink := &memSink{}
+	req := workload.Request{ID: 0, Arrival: 0, InputTokens: 1000, OutputTokens: 2000, MaxOutputTokens: 100}
+	s, err := Run(cfg, &sliceSource{reqs: []workload.Request{req}}, sink, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := sink.recs[0]
+	if r.Rejected || r.Pool != "c" || r.Retries != 1 {
+		t.Errorf("record %+v: want served by pool c after one retry", r)
+	}
+	if s.Pools[1].Arrived != 0 {
+		t.Errorf("pool b saw %d arrivals, want 0", s.Pools[1].Arrived)
+	}
+	checkConservation(t, s)
+}
+
 func TestBadInput(t *testing.T) {
 	good := PoolConfig{Name: "p", GPU: "a100", Count: 1, MaxContext: 4096}
 	cases := []struct {
