@@ -116,24 +116,11 @@ func Defaults() Config {
 	}
 }
 
-// DefaultConfig is Defaults.
-func DefaultConfig() Config { return Defaults() }
-
 // ValidationError is a bad field of a Config: its path (as in a scenario
-// file, e.g. "pools[1].gpu"), its value and what is allowed.
-type ValidationError struct {
-	Field   string // field path, e.g. "workload.rate"
-	Value   any    // the offending value
-	Allowed string // what is allowed
-}
-
-func (e *ValidationError) Error() string {
-	v := e.Value
-	if s, ok := v.(string); ok {
-		v = fmt.Sprintf("%q", s)
-	}
-	return fmt.Sprintf("%s = %v: %s", e.Field, v, e.Allowed)
-}
+// file, e.g. "pools[1].gpu"), its value and what is allowed, printed as one
+// line `field = value: allowed`. It is the workload package's field error,
+// so both packages' messages have one form.
+type ValidationError = workload.FieldError
 
 // MaxInstances bounds the instances of a fleet (all pools together), so a
 // typo in a count ends in a clear error rather than in running out of memory.
