@@ -321,12 +321,17 @@ func (f *fleet) emitUpTo(t float64) {
 
 func (f *fleet) arrive(fl *flight) {
 	t := fl.req.Arrival
+	// The window opens at this arrival before the fleet steps to it, so
+	// that completions at exactly T0 count as inside it.
+	opens := f.arrived == f.nWarm && !f.winStarted
+	if opens {
+		f.t0, f.winStarted = t, true
+	}
 	f.step(t)
 	if f.err != nil {
 		return
 	}
-	if f.arrived == f.nWarm && !f.winStarted {
-		f.t0, f.winStarted = t, true
+	if opens {
 		f.snapshot(t, false)
 	}
 	fl.warmup = f.arrived < f.nWarm

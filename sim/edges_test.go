@@ -54,3 +54,33 @@ func TestStopOption(t *testing.T) {
 		t.Errorf("Stop polled %d times after asking to stop at the 101st", polls)
 	}
 }
+
+// TestWindowIncludesCompletionAtT0: a request finishing exactly when the
+// measurement window opens (the first post-warm-up arrival) finished inside
+// the window [T0, T1] and counts in its throughput.
+func TestWindowIncludesCompletionAtT0(t *testing.T) {
+	pool := PoolConfig{Name: "p", GPU: "a100", Count: 1, MaxContext: 4096}
+	r0 := workload.Request{ID: 0, Arrival: 0, InputTokens: 100, OutputTokens: 3, MaxOutputTokens: 3}
+	// Its finish time, from a run of its own.
+	one := &memSink{}
+	if _, err := Run(fleetCfg(1, 0, pool), &sliceSource{reqs: []workload.Request{r0}}, one, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := one.recs[0].FinishS
+	reqs := []workload.Request{r0,
+		{ID: 1, Arrival: t0, InputTokens: 100, OutputTokens: 3, MaxOutputTokens: 3},
+		{ID: 2, Arrival: t0 + 1, InputTokens: 100, OutputTokens: 3, MaxOutputTokens: 3},
+	}
+	// 3 requests, warm-up 1/3: request 0 is warm-up, T0 = t0, T1 = t0 + 1.
+	s, err := Run(fleetCfg(3, 1.0/3, pool), &sliceSource{reqs: reqs}, &memSink{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.WindowStartS != t0 || s.WindowEndS != t0+1 {
+		t.Fatalf("window [%v, %v], want [%v, %v]", s.WindowStartS, s.WindowEndS, t0, t0+1)
+	}
+	// Requests 0 (at T0) and 1 (well before T1) finish inside the window.
+	if got := s.Fleet.ThroughputRPS; got != 2 {
+		t.Errorf("throughput %v req/s over the 1 s window, want 2", got)
+	}
+}
