@@ -270,6 +270,28 @@ type Planner struct {
 		short, long []SlicePart
 		mix         mixBuf
 	}
+	// paper holds what the cells of a paper-model sweep share
+	// (cellCostPaper); noFast (tests) sends every cell down the general path.
+	paper  paperSweep
+	noFast bool
+}
+
+// paperSweep is cellCostPaper's state: the long pool's timing and the
+// probability-weighted term sums up to the CDF's maximum (the top of every
+// long slice), computed once per planner, and the short pool of the last
+// B (the sweep visits the 11 γ of one B in a row; the short slice (0, B]
+// is the same for all of them).
+type paperSweep struct {
+	init, bad bool       // init: the fields below are set; bad: never use the fast path
+	maxT      int        // CDF maximum, tokens
+	fMax      float64    // F(maxT)
+	wMax      sums       // weightedTo(maxT)
+	ptl       PoolTiming // long pool at LongCtx
+	b         int        // B of the fields below; 0: none
+	okB       bool       // the short pool of b is sized normally (else: general path)
+	alpha     float64    // F(b)
+	pts       PoolTiming // short pool at b
+	short     ServiceStats
 }
 
 type calKey struct {
@@ -734,6 +756,11 @@ func (pl *Planner) sizeCount(long bool, ctx int, parts partList, lambda float64)
 // building its report: the inner loop of FleetOpt's sweep.
 func (pl *Planner) cellCost(b int, gamma float64) (float64, int, error) {
 	c := pl.cfg
+	if !pl.noFast && c.ShortCalibration == ShortCalibPaper && c.Calibration == CalibExact && c.SLO == 0 {
+		if usd, n, ok := pl.cellCostPaper(b, gamma); ok {
+			return usd, n, nil
+		}
+	}
 	sh, err := pl.shape(b, gamma, c.PC, true)
 	if err != nil {
 		return 0, 0, err
@@ -751,6 +778,80 @@ func (pl *Planner) cellCost(b int, gamma float64) (float64, int, error) {
 		usd += float64(nl) * c.LongGPU.CostPerHour * HoursPerYear
 	}
 	return usd, ns + nl, nil
+}
+
+// cellCostPaper is cellCost under the paper's model with exact
+// calibration and no TTFT target, for the sweep: the same expressions as
+// shape, sizeCount and Calibrator.Exact in the same order (so bit-identical
+// results, pinned by TestPaperCellCostMatchesGeneral), without what the
+// count does not use (the long pool's P99 quantile, β, the cache lookups
+// and pool timings repeated per cell). ok is false whenever the general path
+// could fail or take another branch; the caller then runs it, so errors are
+// the general path's own.
+func (pl *Planner) cellCostPaper(b int, gamma float64) (usd float64, n int, ok bool) {
+	c := pl.cfg
+	f := &pl.paper
+	if f.bad || b < 1 || b >= c.LongCtx || !(gamma >= 1) {
+		return 0, 0, false
+	}
+	cal := pl.cal
+	if !f.init {
+		ptl, err := PoolTimingOf(c.LongGPU, c.LongCtx, c.Timing)
+		if err != nil {
+			f.bad = true
+			return 0, 0, false
+		}
+		f.init, f.ptl = true, ptl
+		f.maxT = cal.CDF().Max()
+		f.fMax = cal.F(f.maxT)
+		f.wMax = cal.weightedTo(f.maxT)
+	}
+	if f.b != b {
+		f.b, f.okB = b, false
+		f.alpha = cal.F(b)
+		if !(f.alpha > 0) {
+			return 0, 0, false
+		}
+		st, pts, err := pl.calibrate(false, b, plain(0, b), true)
+		if err != nil {
+			return 0, 0, false
+		}
+		f.okB, f.pts, f.short = true, pts, st
+	}
+	if !f.okB {
+		return 0, 0, false
+	}
+	gb, _ := pl.band(b, gamma) // paper: the compressible band ends at gb
+	fgb := cal.F(gb)
+	ap := f.alpha + (fgb-f.alpha)*c.PC
+	rs, err := minGPUs(SizeInput{Lambda: ap * c.Rate, Slots: f.pts.Slots, MeanS: f.short.MeanS, Cs2: f.short.Cs2, WaitMax: math.Inf(1), RhoMax: c.RhoMax}, true)
+	if err != nil {
+		return 0, 0, false
+	}
+	usd = float64(rs.GPUs) * c.ShortGPU.CostPerHour * HoursPerYear
+	lamL := (1 - ap) * c.Rate
+	if !(lamL > 1e-12*c.Rate) {
+		return usd, rs.GPUs, true // no long pool
+	}
+	lo, flo := gb, fgb
+	if gb >= f.maxT || !(1-fgb > 0) {
+		lo, flo = b, f.alpha
+	}
+	if !(1-flo > 0) || lo >= c.LongCtx {
+		return 0, 0, false
+	}
+	// Calibrator.Exact(lo, LongCtx): the slice ends at the CDF's maximum.
+	mass := f.fMax - flo
+	if !(mass > 0) {
+		return 0, 0, false
+	}
+	st := f.wMax.sub(cal.weightedTo(lo)).exactStats(f.ptl, mass)
+	rl, err := minGPUs(SizeInput{Lambda: lamL, Slots: f.ptl.Slots, MeanS: st.MeanS, Cs2: st.Cs2, WaitMax: math.Inf(1), RhoMax: c.RhoMax}, true)
+	if err != nil {
+		return 0, 0, false
+	}
+	usd += float64(rl.GPUs) * c.LongGPU.CostPerHour * HoursPerYear
+	return usd, rs.GPUs + rl.GPUs, true
 }
 
 // compare fills the savings against the homogeneous fleet.
