@@ -366,20 +366,7 @@ func TestTraceErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p := writeFile(t, tt.name, tt.content)
-		_, err := NewSource(Spec{Trace: p, Requests: 10, Rate: tt.rate}, 1)
-		if err == nil {
-			t.Errorf("%q: no error, want %q", tt.content, tt.want)
-			continue
-		}
-		msg := err.Error()
-		if strings.Contains(msg, "\n") || !strings.Contains(msg, p) {
-			t.Errorf("%q: error %q is not one line naming the file", tt.content, msg)
-		}
-		for _, w := range tt.want {
-			if !strings.Contains(msg, w) {
-				t.Errorf("%q: error %q, want it to contain %q", tt.content, msg, w)
-			}
-		}
+		checkTraceError(t, Spec{Trace: p, Requests: 10, Rate: tt.rate}, tt.content, tt.want)
 	}
 	if _, err := NewSource(Spec{Trace: filepath.Join(t.TempDir(), "none.csv"), Requests: 1}, 1); err == nil || !strings.Contains(err.Error(), "cannot open") {
 		t.Errorf("missing trace: error %v", err)
@@ -457,5 +444,25 @@ func TestWithDefaults(t *testing.T) {
 	tr := Spec{Trace: "x.jsonl", Requests: 1}.WithDefaults()
 	if tr.Arrival != "trace" || tr.TraceFormat != "mooncake" {
 		t.Errorf("trace defaults %+v", tr)
+	}
+}
+
+// checkTraceError checks that NewSource refuses spec (a trace holding
+// content) with one line naming the file and containing every want.
+func checkTraceError(t *testing.T, spec Spec, content string, want []string) {
+	t.Helper()
+	_, err := NewSource(spec, 1)
+	if err == nil {
+		t.Errorf("%q: no error, want %q", content, want)
+		return
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") || !strings.Contains(msg, spec.Trace) {
+		t.Errorf("%q: error %q is not one line naming the file", content, msg)
+	}
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("%q: error %q, want it to contain %q", content, msg, w)
+		}
 	}
 }

@@ -56,20 +56,7 @@ func TestGenericTraceErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p := writeFile(t, tt.name, tt.content)
-		_, err := NewSource(Spec{Trace: p, TraceFormat: "generic", Requests: 10}, 1)
-		if err == nil {
-			t.Errorf("%q: no error, want %q", tt.content, tt.want)
-			continue
-		}
-		msg := err.Error()
-		if strings.Contains(msg, "\n") || !strings.Contains(msg, p) {
-			t.Errorf("%q: error %q is not one line naming the file", tt.content, msg)
-		}
-		for _, w := range tt.want {
-			if !strings.Contains(msg, w) {
-				t.Errorf("%q: error %q, want it to contain %q", tt.content, msg, w)
-			}
-		}
+		checkTraceError(t, Spec{Trace: p, TraceFormat: "generic", Requests: 10}, tt.content, tt.want)
 	}
 	if err := (Spec{Trace: "t.txt", TraceFormat: "generic", Requests: 1}).Validate(); err == nil || !strings.Contains(err.Error(), "must end in .csv, .jsonl or .json") {
 		t.Errorf("generic .txt: error %v", err)

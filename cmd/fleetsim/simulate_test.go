@@ -387,29 +387,14 @@ func TestSummaryGolden(t *testing.T) {
 // TestScenarioFiles: the example scenario files load, and flags override
 // them.
 func TestScenarioFiles(t *testing.T) {
-	f := newSimFlags()
-	if err := f.fs.Parse([]string{"--config", filepath.Join(repoTestdata, "scenario.yaml"), "--requests", "500", "--pool", "x:h100:2:8192"}); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := f.scenario()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	cfg := parseScenario(t, "--config", filepath.Join(repoTestdata, "scenario.yaml"), "--requests", "500", "--pool", "x:h100:2:8192")
 	if cfg.Workload.Requests != 500 || cfg.Workload.Rate != 1000 || len(cfg.Pools) != 1 || cfg.Pools[0].GPU != "h100" {
 		t.Errorf("flags did not override the file: %+v", cfg)
 	}
 
 	// A trace file without a rate replays its own timestamps, and its
 	// relative path is relative to the scenario file.
-	f = newSimFlags()
-	f.fs.Parse([]string{"--config", filepath.Join(repoTestdata, "trace.yaml")})
-	cfg, err = f.scenario()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg = parseScenario(t, "--config", filepath.Join(repoTestdata, "trace.yaml"))
 	if cfg.Workload.CDF != "" || cfg.Workload.Rate != 0 || cfg.Workload.Trace != filepath.Join("..", "..", "workload", "testdata", "AzureLLMInferenceTrace_code.csv") {
 		t.Errorf("trace scenario: %+v", cfg.Workload)
 	}
