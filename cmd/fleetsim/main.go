@@ -14,6 +14,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/fleetsim/fleetsim/sim/export"
 )
 
 // command is one subcommand: it parses args and writes its results to
@@ -62,11 +64,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	err := cmd.run(args, stdout, stderr)
 	var in *inputError
+	var nr *export.NotRegularError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &in):
 		fmt.Fprintf(stderr, "fleetsim %s: %s\n", name, in.msg)
+		return 2
+	case errors.As(err, &nr): // an output path that changed during the run
+		fmt.Fprintf(stderr, "fleetsim %s: %s\n", name, oneLine(nr))
 		return 2
 	default:
 		fmt.Fprintf(stderr, "fleetsim %s: %v\n", name, err)

@@ -113,7 +113,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	fixB := fs.Bool("fix-b", false, "fleetopt: keep B at --b-short and sweep γ only (FleetOpt Table 3)")
 	pareto := fs.Bool("pareto", false, "sweep every CDF breakpoint × γ and print the cost / P99 TTFT frontier")
 	format := fs.String("format", "table", "output: table or json")
-	out := fs.StringP("out", "o", "", "write the output to `FILE` (atomically) instead of stdout")
+	out := fs.StringP("out", "o", "", "write the output to `FILE` (atomically; it may only replace a regular file) instead of stdout; - is stdout")
 	memory := fs.Bool("memory", false, "print the KV memory table of --model instead of a plan (token-budget eq. 1–2)")
 	modelName := fs.String("model", "qwen3-235b-a22b", "--memory: model ("+strings.Join(pools.ModelNames(), ", ")+" or one from --models)")
 	modelsFile := fs.String("models", "", "--memory: JSON `FILE` of extra models [{name, layers, kv_heads, head_dim, kv_bytes, weight_bytes}]")
@@ -251,13 +251,17 @@ func flagNames(msg string) string {
 }
 
 // checkOut validates --out before any work is done: the path must not be a
-// directory and its parent must be an existing directory ("" = stdout).
+// directory, may only name a regular file if it exists, and its parent must
+// be an existing directory ("" and "-" = stdout).
 func checkOut(path string) error {
-	if path == "" {
+	if path == "" || path == "-" {
 		return nil
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return badInput("--out %q: is a directory; want a file path such as %s", path, filepath.Join(path, "plan.json"))
+	}
+	if err := export.CheckReplaceable(path); err != nil {
+		return badInput("--out: %s", oneLine(err))
 	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
@@ -277,7 +281,7 @@ func checkOut(path string) error {
 // directory, renamed into place), so a failed run never leaves a
 // half-written file. Errors name the user's path, not the temporary file.
 func writeOut(path string, stdout io.Writer, write func(io.Writer) error) error {
-	if path == "" {
+	if path == "" || path == "-" {
 		return write(stdout)
 	}
 	var b bytes.Buffer
@@ -285,6 +289,10 @@ func writeOut(path string, stdout io.Writer, write func(io.Writer) error) error 
 		return err
 	}
 	if err := export.WriteFileAtomic(path, b.Bytes()); err != nil {
+		var nr *export.NotRegularError
+		if errors.As(err, &nr) {
+			return badInput("--out: %s", oneLine(err))
+		}
 		return fmt.Errorf("--out %q: %s", path, oneLine(rootCause(err)))
 	}
 	return nil

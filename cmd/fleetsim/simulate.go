@@ -306,7 +306,24 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if fi, err := os.Stat(f.out); err == nil && !fi.IsDir() {
 		return badInput("--out %q: exists and is not a directory", f.out)
 	}
+	for _, name := range f.outputNames() {
+		if err := export.CheckReplaceable(filepath.Join(f.out, name)); err != nil {
+			return badInput("--out %q: %s", f.out, oneLine(err))
+		}
+	}
 	return simulate(cfg, src, f, stdout, stderr)
+}
+
+// outputNames are the files a run writes inside --out.
+func (f *simFlags) outputNames() []string {
+	names := []string{summaryFile}
+	if !f.noParquet {
+		names = append(names, requestsFile)
+	}
+	if f.csv {
+		names = append(names, poolsCSVFile)
+	}
+	return names
 }
 
 // simulate runs a validated scenario and writes its outputs.
@@ -370,7 +387,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	}
 
 	var outputs []export.OutputFile
-	var wrote []string
+	var wrote, labels []string // paths written; how stdout names them
 	defer func() {
 		if err != nil { // a failed run leaves none of its files behind
 			for _, p := range wrote {
@@ -384,7 +401,8 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		}
 		st := parquet.Stats()
 		outputs = append(outputs, export.OutputFile{Name: requestsFile, Kind: "parquet", Stats: &st})
-		wrote = append(wrote, fmt.Sprintf("%s (%d rows)", parquet.Path(), st.Rows))
+		wrote = append(wrote, parquet.Path())
+		labels = append(labels, fmt.Sprintf("%s (%d rows)", parquet.Path(), st.Rows))
 	}
 	if f.csv {
 		var b strings.Builder
@@ -397,12 +415,14 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		}
 		outputs = append(outputs, export.OutputFile{Name: poolsCSVFile, Kind: "csv"})
 		wrote = append(wrote, p)
+		labels = append(labels, p)
 	}
 	sp := filepath.Join(f.out, summaryFile)
 	if err := export.WriteSummaryJSON(sp, sum, outputs); err != nil {
 		return err
 	}
 	wrote = append(wrote, sp)
+	labels = append(labels, sp)
 
 	note := stdout
 	if f.format == "json" {
@@ -418,8 +438,8 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		}
 		fmt.Fprintln(stdout)
 	}
-	fmt.Fprintf(note, "wrote %s\n", strings.Join(wrote, ", "))
-	return nil
+	_, err = fmt.Fprintf(note, "wrote %s\n", strings.Join(labels, ", "))
+	return err
 }
 
 // workloadError is a workload error on one line, prefixed "workload".
