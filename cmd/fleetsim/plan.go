@@ -260,9 +260,7 @@ func checkOut(path string) error {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return badInput("--out %q: is a directory; want a file path such as %s", path, filepath.Join(path, "plan.json"))
 	}
-	if err := export.CheckReplaceable(path); err != nil {
-		return badInput("--out: %s", oneLine(err))
-	}
+
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	switch {
@@ -272,6 +270,9 @@ func checkOut(path string) error {
 		return badInput("--out %q: %s", path, oneLine(rootCause(err)))
 	case !fi.IsDir():
 		return badInput("--out %q: %q is not a directory", path, dir)
+	}
+	if err := export.CheckReplaceable(path); err != nil {
+		return badInput("--out: %s", oneLine(err))
 	}
 	return nil
 }
