@@ -144,14 +144,20 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 	}
 	f.rt = rt
 	f.loads = make([]router.Load, len(f.rank))
-	if n := cfg.Workload.Requests; n > 0 {
+	// Warm-up is a fraction of the arrivals the source really yields (a
+	// trace may hold fewer rows than Workload.Requests).
+	n := int64(cfg.Workload.Requests)
+	if sz, ok := src.(workload.Sized); ok {
+		n = sz.Len()
+	}
+	if n > 0 {
 		f.nWarm = int64(math.Floor(cfg.WarmupFraction * float64(n)))
 	}
 	// Sampling ticks: every second, or 1/200 of the expected arrival span
 	// when that is shorter, so that short runs still get enough samples.
 	f.tick = 1
-	if cfg.Workload.Rate > 0 && cfg.Workload.Requests > 0 {
-		f.tick = min(1, float64(cfg.Workload.Requests)/cfg.Workload.Rate/200)
+	if cfg.Workload.Rate > 0 && n > 0 {
+		f.tick = min(1, float64(n)/cfg.Workload.Rate/200)
 	}
 	return f, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/fleetsim/fleetsim/router/compress"
@@ -74,15 +73,9 @@ func runCompress(args []string, stdout, stderr io.Writer) error {
 		return badInput("want exactly one FILE argument, got %d (run 'fleetsim compress --help')", fs.NArg())
 	}
 	name := fs.Arg(0)
-	var data []byte
-	var err error
-	if name == "-" {
-		data, err = io.ReadAll(os.Stdin)
-	} else {
-		data, err = os.ReadFile(name)
-	}
+	data, err := readInput("FILE", name, maxPromptBytes)
 	if err != nil {
-		return badInput("FILE %q: %v", name, err)
+		return badInput("%s", err)
 	}
 	text := string(data)
 	var c compress.Compressor

@@ -460,12 +460,11 @@ func runMemory(a memoryArgs, stdout io.Writer) error {
 	}
 	m, err := pools.LookupModel(a.model)
 	if a.modelsFile != "" {
-		f, ferr := os.Open(a.modelsFile)
+		data, ferr := readInput("--models", a.modelsFile, maxModelsBytes)
 		if ferr != nil {
-			return badInput("--models %q: %v", a.modelsFile, ferr)
+			return badInput("%s", ferr)
 		}
-		ms, perr := pools.ParseModels(f)
-		f.Close()
+		ms, perr := pools.ParseModels(bytes.NewReader(data))
 		if perr != nil {
 			return badInput("--models %q: %s", a.modelsFile, oneLine(perr))
 		}

@@ -32,9 +32,9 @@ type scenarioKeys struct {
 // Relative CDF and trace paths in the file are relative to the file's
 // directory. Every error is one line.
 func loadScenario(path string, cfg *sim.Config) (scenarioKeys, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput("--config", path, maxScenarioBytes)
 	if err != nil {
-		return scenarioKeys{}, fmt.Errorf("--config %s: %v", path, oneLine(err))
+		return scenarioKeys{}, err
 	}
 	return decodeScenario(path, data, cfg)
 }
@@ -94,7 +94,7 @@ func decodeScenario(path string, data []byte, cfg *sim.Config) (scenarioKeys, er
 	if keys.cdf && w.CDF != "" && !slices.Contains(workload.BuiltinCDFs(), w.CDF) && !filepath.IsAbs(w.CDF) {
 		w.CDF = filepath.Join(dir, w.CDF)
 	}
-	if keys.trace && w.Trace != "" && !filepath.IsAbs(w.Trace) {
+	if keys.trace && w.Trace != "" && w.Trace != workload.StdinName && !filepath.IsAbs(w.Trace) {
 		w.Trace = filepath.Join(dir, w.Trace)
 	}
 	return keys, nil
@@ -159,9 +159,9 @@ type planHeader struct {
 // so it need not exist.
 func applyPlan(path, method string, ownWorkload bool, cfg *sim.Config) (planRouter, scenarioKeys, error) {
 	var keys scenarioKeys
-	data, err := os.ReadFile(path)
+	data, err := readInput("--plan", path, maxPlanBytes)
 	if err != nil {
-		return planRouter{}, keys, fmt.Errorf("--plan %s: %s", path, oneLine(err))
+		return planRouter{}, keys, err
 	}
 	m, err := pools.ReadPlanMethod(bytes.NewReader(data), method)
 	if err != nil {

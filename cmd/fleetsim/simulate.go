@@ -72,7 +72,7 @@ func newSimFlags() *simFlags {
 	fs.SortFlags = false
 	fs.StringVar(&f.config, "config", "", "scenario `FILE` (YAML, or JSON when it ends in .json); flags override it")
 	fs.StringVar(&f.workload, "workload", d.Workload.CDF, "token-length CDF `NAME`: azure, lmsys, agent-heavy, or a CDF JSON file")
-	fs.StringVar(&f.trace, "trace", "", "replay a trace `FILE` instead of a CDF (Azure LLM trace .csv or Mooncake .jsonl)")
+	fs.StringVar(&f.trace, "trace", "", "replay a trace `FILE` instead of a CDF (Azure LLM trace .csv or Mooncake .jsonl; - reads stdin, with --trace-format)")
 	fs.StringVar(&f.traceFmt, "trace-format", "", "trace format: azure or mooncake (default: by extension)")
 	fs.StringVar(&f.arrival, "arrival", "poisson", "arrival process with a CDF: poisson or bursty")
 	fs.Float64Var(&f.rate, "rate", d.Workload.Rate, "mean arrival rate, requests/s (with --trace: rescale the trace to it; default its own rate)")
@@ -293,8 +293,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput("%s", workloadError(err))
 	}
-	if c, ok := src.(io.Closer); ok {
-		defer c.Close()
+	if sz, ok := src.(workload.Sized); ok && cfg.Workload.Trace != "" && sz.Len() < int64(cfg.Workload.Requests) {
+		fmt.Fprintf(stderr, "fleetsim simulate: note: trace %s has %d rows, fewer than --requests %d: replaying %d (warm-up %d)\n",
+			cfg.Workload.Trace, sz.Len(), cfg.Workload.Requests, sz.Len(), int64(cfg.WarmupFraction*float64(sz.Len())))
 	}
 	// The summary records the effective settings, defaults spelled out.
 	cfg.Workload = cfg.Workload.WithDefaults()
