@@ -45,7 +45,7 @@ func FleetOptTable5(o Options) ([]Table, error) {
 	for _, c := range fleetOptCases {
 		o.say("fleetopt-table5: simulating the %s PR fleet (B = %d)", c.Workload, c.BShort)
 		v, err := Validate(ValidateConfig{Workload: c.Workload, Rate: FleetOptRate, BShort: c.BShort, Method: pools.MethodPR,
-			Requests: o.Requests, Seed: o.seed(1)})
+			Requests: o.Requests, Seed: o.seed(1), Stop: o.Stop})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Workload, err)
 		}

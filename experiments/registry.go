@@ -19,6 +19,10 @@ type Options struct {
 	// Progress, when set, receives one-line status messages (which fleet is
 	// being simulated, ...).
 	Progress func(msg string)
+	// Stop, when set, is polled by the simulations an experiment runs
+	// (sim.Options.Stop); once it returns true they end with
+	// sim.ErrStopped.
+	Stop func() bool
 }
 
 func (o Options) say(format string, args ...any) {

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fleetsim/fleetsim/experiments"
+	"github.com/fleetsim/fleetsim/sim"
 	"github.com/spf13/pflag"
 )
 
@@ -82,13 +83,18 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		}
 		list = []experiments.Experiment{e}
 	}
-	opts := experiments.Options{Requests: *requests, Seed: *seed}
+	intr := catchSignals()
+	defer intr.release()
+	opts := experiments.Options{Requests: *requests, Seed: *seed, Stop: intr.stopped}
 	if isTerminal(stderr) {
 		opts.Progress = func(msg string) { fmt.Fprintln(stderr, msg) }
 	}
 	var tables []experiments.Table
 	for _, e := range list {
 		t, err := e.Run(opts)
+		if errors.Is(err, sim.ErrStopped) || intr.stopped() {
+			return intr.err(fmt.Sprintf("experiment %s stopped, nothing printed", e.Name))
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Name, err)
 		}

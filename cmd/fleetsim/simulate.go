@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
-	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -342,6 +339,11 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		}
 	}()
 
+	// A stop signal (stopSignals) ends the run at its next arrival or
+	// tick; nothing is written then. Handled before any file exists.
+	intr := catchSignals()
+	defer intr.release()
+
 	var (
 		sink    sim.Sink
 		parquet *export.ParquetSink
@@ -355,19 +357,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		sink = parquet
 	}
 
-	// SIGINT or SIGTERM stops the run at its next arrival or tick; nothing
-	// is written then.
-	var stop atomic.Bool
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer close(sigs)       // second: ends the goroutine
-	defer signal.Stop(sigs) // first: no more sends
-	go func() {
-		if _, ok := <-sigs; ok {
-			stop.Store(true)
-		}
-	}()
-	opts := sim.Options{Stop: stop.Load}
+	opts := sim.Options{Stop: intr.stopped}
 	if isTerminal(stderr) {
 		bar := newProgressBar(stderr, int64(cfg.Workload.Requests))
 		opts.Progress = bar.update
@@ -376,7 +366,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	sum, err := sim.Run(cfg, src, sink, opts)
 	if err != nil {
 		if errors.Is(err, sim.ErrStopped) {
-			return fmt.Errorf("interrupted: no output written")
+			return intr.err("no output written")
 		}
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/experiments"
 	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 	"github.com/spf13/pflag"
 )
@@ -125,6 +126,9 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	if m == pools.MethodHomo {
 		cfg.BShort = 0
 	}
+	intr := catchSignals()
+	defer intr.release()
+	cfg.Stop = intr.stopped
 	if isTerminal(stderr) {
 		var bar *progressBar
 		cfg.Start = func(n int) { bar = newProgressBar(stderr, int64(n)) }
@@ -140,6 +144,9 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 		}()
 	}
 	v, err := experiments.Validate(cfg)
+	if errors.Is(err, sim.ErrStopped) {
+		return intr.err("validation stopped, nothing printed")
+	}
 	if err != nil {
 		msg := oneLine(err)
 		if rest, ok := strings.CutPrefix(msg, "workload: cdf "); ok {
