@@ -518,7 +518,7 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 			f.deliverLater(fl, f.rank[next], t+f.cfg.Router.RetryDelayS)
 			return
 		}
-		f.reject(fl, t, fmt.Sprintf("misrouted: %d tokens > max_ctx %d of pool %s", need, p.cfg.MaxContext, p.cfg.Name), false)
+		f.reject(fl, t, RejectMisrouted, fmt.Sprintf("%d tokens > max_ctx %d of pool %s", need, p.cfg.MaxContext, p.cfg.Name), false)
 		return
 	}
 	out, inst, res, done := p.dispatch(&fl.req, t, f.done[:0])
@@ -529,21 +529,26 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 		fl.instance = inst
 	case dispQueued:
 	case dispQueueFull:
-		f.reject(fl, t, fmt.Sprintf("queue full: pool %s holds %d waiting requests (queue_limit %d)", p.cfg.Name, p.waiting(), p.cfg.QueueLimit), true)
+		f.reject(fl, t, RejectQueueFull, fmt.Sprintf("pool %s holds %d waiting requests (queue_limit %d)", p.cfg.Name, p.waiting(), p.cfg.QueueLimit), true)
 	case dispEngineReject:
 		fl.instance = inst
-		f.reject(fl, t, res.Reason, true)
+		f.reject(fl, t, engineRejectReason(res.Reason), res.Reason, true)
 	}
 }
 
-// reject emits fl's record as rejected at time t by its pool. counted tells
-// whether the pool's rejection counter still has to be incremented.
-func (f *fleet) reject(fl *flight, t float64, reason string, count bool) {
+// reject emits fl's record as rejected at time t by its pool, with reason
+// one of RejectReasons and its detail. count tells whether the pool's
+// rejection counter still has to be incremented.
+func (f *fleet) reject(fl *flight, t float64, reason, detail string, count bool) {
 	if count && !fl.warmup {
 		fl.pool.m.rejected++
 	}
 	if !fl.warmup {
 		f.fm.rejected++
+		if reason == RejectQueueFull {
+			fl.pool.m.capRejected++
+			f.fm.capRejected++
+		}
 	}
 	nan := math.NaN()
 	f.rec = Record{
@@ -568,6 +573,7 @@ func (f *fleet) reject(fl *flight, t float64, reason string, count bool) {
 		Warmup:              fl.warmup,
 		Rejected:            true,
 		RejectedReason:      reason,
+		RejectedDetail:      detail,
 	}
 	f.write()
 	f.release(fl)
@@ -587,7 +593,7 @@ func (f *fleet) write() {
 func (f *fleet) finish(res *engine.Result) {
 	fl := flightOf(res.Req)
 	if res.Rejected {
-		f.reject(fl, res.Finished, res.Reason, true)
+		f.reject(fl, res.Finished, engineRejectReason(res.Reason), res.Reason, true)
 		return
 	}
 	p := fl.pool

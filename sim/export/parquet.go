@@ -49,6 +49,7 @@ type Row struct {
 	Warmup              bool     `parquet:"warmup"`
 	Rejected            bool     `parquet:"rejected"`
 	RejectedReason      string   `parquet:"rejected_reason,dict"`
+	RejectedDetail      string   `parquet:"rejected_detail,dict"`
 }
 
 // rowBuf is a Row with storage for its nullable values, so converting a
@@ -72,6 +73,7 @@ func (b *rowBuf) set(r *sim.Record) {
 		Warmup:              r.Warmup,
 		Rejected:            r.Rejected,
 		RejectedReason:      r.RejectedReason,
+		RejectedDetail:      r.RejectedDetail,
 	}
 	b.AdmitS = b.nullable(0, r.AdmitS)
 	b.FirstTokenS = b.nullable(1, r.FirstTokenS)
@@ -107,7 +109,7 @@ func (r *Row) Record() sim.Record {
 		OriginalInputTokens: r.OriginalInputTokens, EstimatedTokens: r.EstimatedTokens,
 		Preemptions: r.Preemptions, Retries: r.Retries,
 		Compressed: r.Compressed, Warmup: r.Warmup, Rejected: r.Rejected,
-		RejectedReason: r.RejectedReason,
+		RejectedReason: r.RejectedReason, RejectedDetail: r.RejectedDetail,
 	}
 }
 

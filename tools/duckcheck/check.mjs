@@ -20,8 +20,11 @@ const schema = [
   ['output_tokens', 'INTEGER'], ['original_input_tokens', 'INTEGER'],
   ['estimated_tokens', 'INTEGER'], ['preemptions', 'INTEGER'], ['retries', 'INTEGER'],
   ['compressed', 'BOOLEAN'], ['warmup', 'BOOLEAN'], ['rejected', 'BOOLEAN'],
-  ['rejected_reason', 'VARCHAR'],
+  ['rejected_reason', 'VARCHAR'], ['rejected_detail', 'VARCHAR'],
 ];
+
+// The documented vocabulary of rejected_reason ('' when served).
+const reasons = ['', 'too_long', 'misrouted', 'queue_full', 'invalid'];
 
 const dir = process.argv[2];
 if (!dir) {
@@ -67,6 +70,10 @@ if (!(Math.abs(dt - want.sum_ttft_s) <= tol)) {
   failures.push(`sum_ttft_s: DuckDB ${dt}, Go ${want.sum_ttft_s} (tolerance ${tol})`);
 }
 if (num(row.nans) !== 0) failures.push(`${num(row.nans)} rows hold NaN in ttft_s or arrival_s (unreached times must be NULL)`);
+const seen = (await conn.runAndReadAll(`SELECT DISTINCT rejected_reason AS r FROM read_parquet('${file}')`)).getRowObjects();
+for (const { r } of seen) {
+  if (!reasons.includes(String(r))) failures.push(`rejected_reason ${JSON.stringify(r)} is not in the documented vocabulary ${JSON.stringify(reasons)}`);
+}
 if (summary.requests !== undefined && num(row.rows) !== summary.requests) {
   failures.push(`rows: DuckDB ${num(row.rows)}, summary.json requests ${summary.requests}`);
 }
