@@ -32,6 +32,16 @@ const (
 	DefaultCompressP99S     = 0.0008 // s, BenchmarkCompressBand p99 on a quiet machine (0.77–0.81 ms)
 )
 
+// Upper bounds of the tuning fields (docs/cli.md, "Numeric ranges"); they
+// keep every product finite (γ·b_short fits an int) and catch unit slips.
+const (
+	MaxGamma            = 16   // C&R bandwidth γ
+	MaxSpillQueuePerGPU = 1e6  // queued requests per GPU
+	MaxSigmaWeight      = 100  // |sigma_weight|
+	MaxColdStart        = 100  // bytes/token
+	MaxCompressLatencyS = 3600 // compress_p50_s, compress_p99_s, s
+)
+
 // Config selects and tunes a router. Zero values of the numeric fields mean
 // "use the default" (see each field); Validate reports every other bad value.
 type Config struct {
@@ -158,14 +168,14 @@ func (c Config) Validate(pools []Pool) error {
 	if c.BShort <= 0 || c.BShort > pools[0].MaxContext {
 		return fmt.Errorf("router: b_short = %d: must be in [1, %d] (the smallest pool's max context)", c.BShort, pools[0].MaxContext)
 	}
-	if !(c.Gamma >= 1) || math.IsInf(c.Gamma, 0) {
-		return fmt.Errorf("router: gamma = %g: must be >= 1 (the C&R band is (b_short, gamma*b_short])", c.Gamma)
+	if !(c.Gamma >= 1 && c.Gamma <= MaxGamma) {
+		return fmt.Errorf("router: gamma = %g: must be in [1, %d] (the C&R band is (b_short, gamma*b_short])", c.Gamma, MaxGamma)
 	}
 	if !(c.PC >= 0 && c.PC <= 1) {
 		return fmt.Errorf("router: p_c = %g: must be in [0, 1]", c.PC)
 	}
-	if !(c.SpillQueuePerGPU >= 0) || math.IsInf(c.SpillQueuePerGPU, 0) {
-		return fmt.Errorf("router: spill_queue_per_gpu = %g: must be a finite number >= 0", c.SpillQueuePerGPU)
+	if !(c.SpillQueuePerGPU >= 0 && c.SpillQueuePerGPU <= MaxSpillQueuePerGPU) {
+		return fmt.Errorf("router: spill_queue_per_gpu = %g: must be in [0, %g]", c.SpillQueuePerGPU, float64(MaxSpillQueuePerGPU))
 	}
 	if !(c.SpillKVOccupancy >= 0 && c.SpillKVOccupancy <= 1) {
 		return fmt.Errorf("router: spill_kv_occupancy = %g: must be in [0, 1] (0: off)", c.SpillKVOccupancy)
@@ -173,11 +183,11 @@ func (c Config) Validate(pools []Pool) error {
 	if !(c.EMADecay > 0 && c.EMADecay < 1) {
 		return fmt.Errorf("router: ema_decay = %g: must be in (0, 1)", c.EMADecay)
 	}
-	if math.IsNaN(c.SigmaWeight) || math.IsInf(c.SigmaWeight, 0) {
-		return fmt.Errorf("router: sigma_weight = %g: must be a finite number", c.SigmaWeight)
+	if !(math.Abs(c.SigmaWeight) <= MaxSigmaWeight) {
+		return fmt.Errorf("router: sigma_weight = %g: must be in [-%d, %d]", c.SigmaWeight, MaxSigmaWeight, MaxSigmaWeight)
 	}
-	if !(c.ColdStart > 0) || math.IsInf(c.ColdStart, 0) {
-		return fmt.Errorf("router: cold_start = %g: must be a finite bytes/token ratio > 0", c.ColdStart)
+	if !(c.ColdStart > 0 && c.ColdStart <= MaxColdStart) {
+		return fmt.Errorf("router: cold_start = %g: must be a bytes/token ratio in (0, %d]", c.ColdStart, MaxColdStart)
 	}
 	if c.MinObservations < 1 {
 		return fmt.Errorf("router: min_observations = %d: must be >= 1", c.MinObservations)
@@ -190,11 +200,11 @@ func (c Config) Validate(pools []Pool) error {
 			return fmt.Errorf("router: compressible = %s: %s is not a category (allowed: prose, cjk, rag, mixed)", categoryList(c.Compressible), k)
 		}
 	}
-	if !(c.CompressP50S > 0) || math.IsInf(c.CompressP50S, 0) {
-		return fmt.Errorf("router: compress_p50_s = %g: must be a finite latency > 0 s", c.CompressP50S)
+	if !(c.CompressP50S > 0 && c.CompressP50S <= MaxCompressLatencyS) {
+		return fmt.Errorf("router: compress_p50_s = %g: must be a latency in (0, %d] s", c.CompressP50S, MaxCompressLatencyS)
 	}
-	if !(c.CompressP99S >= c.CompressP50S) || math.IsInf(c.CompressP99S, 0) {
-		return fmt.Errorf("router: compress_p99_s = %g: must be finite and >= compress_p50_s (%g)", c.CompressP99S, c.CompressP50S)
+	if !(c.CompressP99S >= c.CompressP50S && c.CompressP99S <= MaxCompressLatencyS) {
+		return fmt.Errorf("router: compress_p99_s = %g: must be in [compress_p50_s (%g), %d] s", c.CompressP99S, c.CompressP50S, MaxCompressLatencyS)
 	}
 	return nil
 }

@@ -30,6 +30,21 @@ func fieldErr(field string, value any, allowed string, args ...any) error {
 
 func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
+// Ranges of a Spec's numbers (docs/cli.md, "Numeric ranges").
+const (
+	// MinRate is the lowest arrival rate, requests/s (one request every
+	// 11.6 days); a CDF workload also needs Requests/Rate <= MaxTraceSpanS.
+	MinRate = 1e-6
+	// MaxRate is the highest arrival rate, requests/s (the planner's bound).
+	MaxRate = 1e9
+	// MaxRequests bounds the requests of a run.
+	MaxRequests = 1_000_000_000
+	// MaxBurstRatio bounds burst_ratio (high-state / low-state rate).
+	MaxBurstRatio = 1000
+	// MaxSojournS bounds burst_mean_s and calm_mean_s, seconds.
+	MaxSojournS = 1e6
+)
+
 // Arrival, split and trace-format names of a Spec.
 const (
 	ArrivalPoisson = "poisson" // Poisson arrivals at Rate (the default)
@@ -74,14 +89,20 @@ func (s Spec) Validate() error {
 		return fieldErr("trace", s.Trace, "give either a CDF (cdf = %q) or a trace, not both", s.CDF)
 	}
 	trace := s.Trace != ""
-	if !isFinite(s.Rate) || s.Rate < 0 || (s.Rate == 0 && !trace) {
-		if trace {
-			return fieldErr("rate", s.Rate, "must be a finite number >= 0 requests/s (0 replays the trace at its own rate)")
-		}
-		return fieldErr("rate", s.Rate, "must be a finite number > 0 requests/s")
+	if s.Requests < 1 || s.Requests > MaxRequests {
+		return fieldErr("requests", s.Requests, "must be in [1, %d]", MaxRequests)
 	}
-	if s.Requests < 1 {
-		return fieldErr("requests", s.Requests, "must be at least 1")
+	if !isFinite(s.Rate) || s.Rate < 0 || (s.Rate == 0 && !trace) || s.Rate > MaxRate {
+		if trace {
+			return fieldErr("rate", s.Rate, "must be 0 (the trace's own rate) or in [%g, %g] requests/s", MinRate, MaxRate)
+		}
+		return fieldErr("rate", s.Rate, "must be in [%g, %g] requests/s", MinRate, MaxRate)
+	}
+	if low := s.minRate(); s.Rate > 0 && s.Rate < low {
+		// Beyond 10^9 s float64 seconds lose the resolution iteration
+		// times need (ulp(10^9) = 1.2e-7 s).
+		return fieldErr("rate", s.Rate, "must be >= %g requests/s for %d requests (the lower bound is max(%g, requests / %g): a run may span at most %g s)",
+			low, s.Requests, MinRate, float64(MaxTraceSpanS), float64(MaxTraceSpanS))
 	}
 	switch s.Arrival {
 	case "", ArrivalPoisson:
@@ -96,14 +117,14 @@ func (s Spec) Validate() error {
 	default:
 		return fieldErr("arrival", s.Arrival, "allowed: poisson, bursty (or trace with a trace file)")
 	}
-	if !isFinite(s.BurstRatio) || (s.BurstRatio != 0 && s.BurstRatio < 1) {
-		return fieldErr("burst_ratio", s.BurstRatio, "must be >= 1 (high-state rate / low-state rate; 0 = default %g)", DefaultBurstRatio)
+	if !isFinite(s.BurstRatio) || (s.BurstRatio != 0 && s.BurstRatio < 1) || s.BurstRatio > MaxBurstRatio {
+		return fieldErr("burst_ratio", s.BurstRatio, "must be in [1, %g] (high-state rate / low-state rate; 0 = default %g)", float64(MaxBurstRatio), DefaultBurstRatio)
 	}
-	if !isFinite(s.BurstMeanS) || s.BurstMeanS < 0 {
-		return fieldErr("burst_mean_s", s.BurstMeanS, "must be a finite number of seconds > 0 (0 = default %g)", DefaultBurstMeanS)
+	if !isFinite(s.BurstMeanS) || s.BurstMeanS < 0 || s.BurstMeanS > MaxSojournS {
+		return fieldErr("burst_mean_s", s.BurstMeanS, "must be in (0, %g] seconds (0 = default %g)", float64(MaxSojournS), DefaultBurstMeanS)
 	}
-	if !isFinite(s.CalmMeanS) || s.CalmMeanS < 0 {
-		return fieldErr("calm_mean_s", s.CalmMeanS, "must be a finite number of seconds > 0 (0 = default %g)", DefaultCalmMeanS)
+	if !isFinite(s.CalmMeanS) || s.CalmMeanS < 0 || s.CalmMeanS > MaxSojournS {
+		return fieldErr("calm_mean_s", s.CalmMeanS, "must be in (0, %g] seconds (0 = default %g)", float64(MaxSojournS), DefaultCalmMeanS)
 	}
 	switch s.Split {
 	case "", SplitFixedName, SplitNormalName:
@@ -116,8 +137,8 @@ func (s Spec) Validate() error {
 	if !isFinite(s.OutputMu) || s.OutputMu < 0 || s.OutputMu >= 1 {
 		return fieldErr("output_mu", s.OutputMu, "must be in (0, 1) (0 = default %g)", DefaultOutputMu)
 	}
-	if !isFinite(s.OutputSigma) || s.OutputSigma < 0 {
-		return fieldErr("output_sigma", s.OutputSigma, "must be a finite number > 0 (0 = default %g)", DefaultOutputSigma)
+	if !isFinite(s.OutputSigma) || s.OutputSigma < 0 || s.OutputSigma > 1 {
+		return fieldErr("output_sigma", s.OutputSigma, "must be in (0, 1] (0 = default %g)", DefaultOutputSigma)
 	}
 	if trace {
 		if _, err := traceFormat(s.Trace, s.TraceFormat); err != nil {
@@ -206,4 +227,14 @@ func traceFormat(path, format string) (string, error) {
 		return TraceMooncake, nil
 	}
 	return "", fieldErr("trace", path, "cannot tell the trace format from the extension (want .csv for azure, .jsonl for mooncake, or set trace_format)")
+}
+
+// minRate is the lowest rate s allows, requests/s: MinRate, and for a CDF
+// workload Requests/MaxTraceSpanS (so that the run spans at most
+// MaxTraceSpanS; a rescaled trace's span is checked when it is read).
+func (s Spec) minRate() float64 {
+	if s.Trace != "" {
+		return MinRate
+	}
+	return math.Max(MinRate, float64(s.Requests)/MaxTraceSpanS)
 }

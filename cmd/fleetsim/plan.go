@@ -94,12 +94,12 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
 	fs.SortFlags = false
 	wl := fs.String("workload", "azure", "token-length CDF: azure, lmsys, agent-heavy or a CDF JSON `FILE`")
-	rate := fs.Float64("rate", 1000, fmt.Sprintf("fleet arrival rate λ, requests/s, in (0, %g]", pools.MaxRate))
+	rate := fs.Float64("rate", 1000, fmt.Sprintf("fleet arrival rate λ, requests/s, in [%g, %g]", minRate, maxRate))
 	sloS := fs.String("slo-ttft-p99", "0", "P99 TTFT target (500ms, 0.5s, or seconds); 0 = none: size by --rho-max only")
 	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): "+strings.Join(pools.GPUNames(), ", "))
 	gpuLong := fs.String("gpu-long", "", "GPU profile of the long and homogeneous pools (default: --gpu)")
 	bShort := fs.Int("b-short", 0, "short-pool boundary and max context B_short, tokens (needed by pr, retrofit)")
-	gamma := fs.Float64("gamma", 1.5, "C&R bandwidth γ of retrofit (>= 1); the borderline band is (B, γB]")
+	gamma := fs.Float64("gamma", 1.5, fmt.Sprintf("C&R bandwidth γ of retrofit, in [1, %d]; the borderline band is (B, γB]", maxGamma))
 	pc := fs.Float64("p-c", pools.DefaultPC, "compressibility p_c: share of borderline requests C&R compresses, in [0, 1]")
 	rhoMax := fs.Float64("rho-max", pools.DefaultRhoMax, "utilization cap ρ_max, in (0, 1)")
 	calib := fs.String("calibration", pools.CalibExact, "service-time calibration: exact, montecarlo (3,000 samples stratified in u: near-exact) or montecarlo-iid (3,000 independent samples, as the papers did)")
@@ -140,14 +140,27 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *memory {
+		if err := checkRanges(
+			rangeCheck{flag: "mem-gb", v: *memGB, lo: 0, hi: maxMemGB, openLo: true, explain: "GB of HBM per GPU"},
+			rangeCheck{flag: "mem-util", v: *memUtil, lo: 0, hi: 1, openLo: true},
+			rangeCheck{flag: "tp", v: float64(*tp), lo: 1, hi: maxTP, explain: "GPUs per instance"},
+			rangeCheck{flag: "act-gb", v: *actGB, lo: 0, hi: maxMemGB, explain: "GB per GPU"},
+		); err != nil {
+			return err
+		}
 		return runMemory(memoryArgs{*modelName, *modelsFile, *memGB, *memUtil, *tp, *actGB, *bShort, *longCtx, *format, *out}, stdout)
 	}
 	slo, err := parseSeconds(*sloS)
 	if err != nil {
 		return badInput("--slo-ttft-p99 %q: %v", *sloS, err)
 	}
-	if !(*rate > 0 && *rate <= pools.MaxRate) {
-		return badInput("--rate %v requests/s: must be in (0, %g]", *rate, pools.MaxRate)
+	if err := checkRanges(
+		rangeCheck{flag: "rate", v: *rate, lo: minRate, hi: maxRate, explain: "requests/s"},
+		rangeCheck{flag: "slo-ttft-p99", v: slo, lo: 0, hi: maxSLOS, explain: "seconds; 0 = none"},
+		rangeCheck{flag: "gamma", v: *gamma, lo: 1, hi: maxGamma, explain: "the C&R band is (B, γB]"},
+		rangeCheck{flag: "estimate-noise", v: *noise, lo: 0, hi: maxNoise, explain: "relative s.d. of the router's estimate"},
+	); err != nil {
+		return err
 	}
 	if !(*frac > 0 && *frac < 1) {
 		return badInput("--input-fraction %v: must be in (0, 1)", *frac)
@@ -200,9 +213,6 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	if *rhoMax == 0 {
 		return badInput("--rho-max 0: must be in (0, 1)")
-	}
-	if *gamma == 0 {
-		return badInput("--gamma 0: must be >= 1")
 	}
 	if *seed == 0 {
 		return badInput("--seed 0: must be >= 1")

@@ -133,7 +133,7 @@ func TestPlanBadInput(t *testing.T) {
 		{[]string{"--rate", "-5", "--b-short", "4096"}, "--rate"},
 		// Before the bound, 1e300 printed 1 GPU at utilization 2.5e299 and
 		// exited 0 (an int overflow in the GPU count).
-		{[]string{"--rate", "1e300", "--b-short", "4096"}, "--rate 1e+300 requests/s: must be in (0, 1e+09]"},
+		{[]string{"--rate", "1e300", "--b-short", "4096"}, "--rate 1e+300: must be in [1e-06, 1e+09]"},
 		{[]string{"--rate", "1e300", "--b-short", "4096", "--pareto"}, "--rate 1e+300"},
 		{[]string{"--rate", "+Inf", "--b-short", "4096"}, "--rate +Inf"},
 		{[]string{"--rho-max", "1", "--b-short", "4096"}, "--rho-max"},
@@ -383,8 +383,8 @@ func TestValidateRateBound(t *testing.T) {
 	for _, r := range []string{"1e300", "1.5e9"} {
 		code, out, errs := runCLI(t, "validate", "--b-short", "4096", "--method", "pr", "--rate", r)
 		if code != 2 || out != "" || strings.Count(strings.TrimRight(errs, "\n"), "\n") != 0 ||
-			!strings.Contains(errs, "--rate ") || !strings.Contains(errs, "must be in (0, 1e+09]") {
-			t.Errorf("--rate %s: exit %d, stdout %q, stderr %q; want 2 and one line naming --rate and (0, 1e+09]", r, code, out, errs)
+			!strings.Contains(errs, "--rate ") || !strings.Contains(errs, "must be in [1e-06, 1e+09]") {
+			t.Errorf("--rate %s: exit %d, stdout %q, stderr %q; want 2 and one line naming --rate and [1e-06, 1e+09]", r, code, out, errs)
 		}
 	}
 }

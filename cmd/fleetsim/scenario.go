@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -327,8 +328,8 @@ func (f *simFlags) routerScenario(r *sim.RouterConfig, pr planRouter) error {
 		r.BShort = f.bShort
 	}
 	if ch("gamma") {
-		if !(f.gamma >= 1) || math.IsInf(f.gamma, 0) {
-			return fmt.Errorf("--gamma %v: must be a finite number >= 1 (the C&R band is (B_short, gamma·B_short])", f.gamma)
+		if !(f.gamma >= 1 && f.gamma <= router.MaxGamma) {
+			return fmt.Errorf("--gamma %v: must be in [1, %d] (the C&R band is (B_short, gamma·B_short])", f.gamma, router.MaxGamma)
 		}
 		r.Gamma = f.gamma
 	}
@@ -339,8 +340,8 @@ func (f *simFlags) routerScenario(r *sim.RouterConfig, pr planRouter) error {
 		r.PC = f.pc
 	}
 	if ch("spill-queue-per-gpu") {
-		if !(f.spillQ > 0) || math.IsInf(f.spillQ, 0) {
-			return fmt.Errorf("--spill-queue-per-gpu %v: must be a finite number > 0 of queued requests per GPU", f.spillQ)
+		if !(f.spillQ > 0 && f.spillQ <= router.MaxSpillQueuePerGPU) {
+			return fmt.Errorf("--spill-queue-per-gpu %v: must be in (0, %g] queued requests per GPU", f.spillQ, float64(router.MaxSpillQueuePerGPU))
 		}
 		r.SpillQueuePerGPU = f.spillQ
 	}

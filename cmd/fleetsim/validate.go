@@ -83,10 +83,12 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case *format != "table" && *format != "json":
 		return badInput("--format %q: allowed: table, json", *format)
-	case !(*rate > 0) || math.IsInf(*rate, 0):
-		return badInput("--rate %v: must be a finite arrival rate > 0 requests/s", *rate)
-	case *rate > pools.MaxRate:
-		return badInput("--rate %v requests/s: must be in (0, %g]", *rate, pools.MaxRate)
+	case !(*rate >= minRate && *rate <= maxRate):
+		return badInput("--rate %v: must be in [%g, %g] requests/s", *rate, minRate, maxRate)
+	case !(*gamma >= 1 && *gamma <= maxGamma):
+		return badInput("--gamma %v: must be in [1, %d] (the C&R band is (B, γB])", *gamma, maxGamma)
+	case !(*noise >= 0 && *noise <= maxNoise):
+		return badInput("--estimate-noise %v: must be in [0, %g]", *noise, maxNoise)
 	case *requests < 0:
 		return badInput("--requests %d: must be >= 1 (0 = automatic)", *requests)
 	case !(*warmup >= 0 && *warmup < 1):
@@ -95,8 +97,6 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 		return badInput("--seed 0: must be >= 1")
 	case *rhoMax == 0:
 		return badInput("--rho-max 0: must be in (0, 1)")
-	case *gamma == 0:
-		return badInput("--gamma 0: must be >= 1")
 	case *pc == 0:
 		return badInput("--p-c 0: no request would be compressed; use --method pr")
 	case *bShort < 0:
