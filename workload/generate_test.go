@@ -436,14 +436,25 @@ func TestSpecValidate(t *testing.T) {
 }
 
 func TestWithDefaults(t *testing.T) {
+	// Only the parameters of the selected models are spelled out, so the
+	// result validates again (a parameter that does not apply is an error).
 	d := Spec{CDF: "azure", Rate: 1, Requests: 1}.WithDefaults()
-	if d.Arrival != "poisson" || d.Split != "fixed" || d.InputFraction != 0.8 || d.OutputMu != 0.1 || d.OutputSigma != 0.05 ||
-		d.BurstRatio != 4 || d.BurstMeanS != 5 || d.CalmMeanS != 20 || d.Categories["prose"] != 1 || d.TraceFormat != "" {
+	if d.Arrival != "poisson" || d.Split != "fixed" || d.InputFraction != 0.8 || d.OutputMu != 0 || d.OutputSigma != 0 ||
+		d.BurstRatio != 0 || d.BurstMeanS != 0 || d.CalmMeanS != 0 || d.Categories["prose"] != 1 || d.TraceFormat != "" {
 		t.Errorf("defaults %+v", d)
 	}
+	b := Spec{CDF: "azure", Rate: 1, Requests: 1, Arrival: "bursty", Split: "normal"}.WithDefaults()
+	if b.BurstRatio != 4 || b.BurstMeanS != 5 || b.CalmMeanS != 20 || b.InputFraction != 0 || b.OutputMu != 0.1 || b.OutputSigma != 0.05 {
+		t.Errorf("bursty, normal split defaults %+v", b)
+	}
 	tr := Spec{Trace: "x.jsonl", Requests: 1}.WithDefaults()
-	if tr.Arrival != "trace" || tr.TraceFormat != "mooncake" {
+	if tr.Arrival != "trace" || tr.TraceFormat != "mooncake" || tr.Split != "" || tr.InputFraction != 0 {
 		t.Errorf("trace defaults %+v", tr)
+	}
+	for _, s := range []Spec{d, b, tr} {
+		if err := s.Validate(); err != nil {
+			t.Errorf("WithDefaults result does not validate: %v", err)
+		}
 	}
 }
 

@@ -79,8 +79,11 @@ const (
 //   - categories has known names (prose, code, cjk, rag, mixed) and shares in
 //     [0, 1] summing to 1 within 1e-9.
 //
-// Parameters of a model that is not selected (input_fraction with the normal
-// split, burst parameters with Poisson arrivals) are ignored.
+// Parameters of a model that is not selected are errors, as unknown keys
+// are: burst_ratio, burst_mean_s and calm_mean_s apply only to arrival
+// bursty; split, input_fraction, output_mu and output_sigma only to a CDF;
+// input_fraction only to split fixed; output_mu and output_sigma only to
+// split normal.
 func (s Spec) Validate() error {
 	switch {
 	case s.CDF == "" && s.Trace == "":
@@ -140,6 +143,9 @@ func (s Spec) Validate() error {
 	if !isFinite(s.OutputSigma) || s.OutputSigma < 0 || s.OutputSigma > 1 {
 		return fieldErr("output_sigma", s.OutputSigma, "must be in (0, 1] (0 = default %g)", DefaultOutputSigma)
 	}
+	if err := s.checkApplies(); err != nil {
+		return err
+	}
 	if trace {
 		if _, err := traceFormat(s.Trace, s.TraceFormat); err != nil {
 			return err
@@ -153,39 +159,48 @@ func (s Spec) Validate() error {
 	return nil
 }
 
-// WithDefaults returns s with every empty or zero optional field set to its
-// default: arrival poisson (trace with a trace file), burst ratio 4, burst and
-// calm mean sojourns 5 s and 20 s, split fixed, input fraction 0.8, output
-// mu 0.10 and sigma 0.05 (the token-budget paper's Azure values), trace
-// format by file extension, categories {prose: 1}. The result is what a run
-// summary should record.
+// WithDefaults returns s with every empty or zero optional field of the
+// selected models set to its default: arrival poisson (trace with a trace
+// file); with bursty arrivals burst ratio 4, burst and calm mean sojourns 5
+// s and 20 s; with a CDF split fixed and input fraction 0.8, or with split
+// normal output mu 0.10 and sigma 0.05 (the token-budget paper's Azure
+// values); trace format by file extension; categories {prose: 1}.
+// Parameters of models not selected stay zero, so the result validates
+// again. It is what a run summary records.
 func (s Spec) WithDefaults() Spec {
+	trace := s.Trace != ""
 	if s.Arrival == "" {
 		s.Arrival = ArrivalPoisson
-		if s.Trace != "" {
+		if trace {
 			s.Arrival = ArrivalTrace
 		}
 	}
-	if s.BurstRatio == 0 {
-		s.BurstRatio = DefaultBurstRatio
+	if s.Arrival == ArrivalBursty {
+		if s.BurstRatio == 0 {
+			s.BurstRatio = DefaultBurstRatio
+		}
+		if s.BurstMeanS == 0 {
+			s.BurstMeanS = DefaultBurstMeanS
+		}
+		if s.CalmMeanS == 0 {
+			s.CalmMeanS = DefaultCalmMeanS
+		}
 	}
-	if s.BurstMeanS == 0 {
-		s.BurstMeanS = DefaultBurstMeanS
-	}
-	if s.CalmMeanS == 0 {
-		s.CalmMeanS = DefaultCalmMeanS
-	}
-	if s.Split == "" {
+	if s.Split == "" && !trace {
 		s.Split = SplitFixedName
 	}
-	if s.InputFraction == 0 {
-		s.InputFraction = DefaultInputFraction
-	}
-	if s.OutputMu == 0 {
-		s.OutputMu = DefaultOutputMu
-	}
-	if s.OutputSigma == 0 {
-		s.OutputSigma = DefaultOutputSigma
+	switch s.Split {
+	case SplitFixedName:
+		if s.InputFraction == 0 {
+			s.InputFraction = DefaultInputFraction
+		}
+	case SplitNormalName:
+		if s.OutputMu == 0 {
+			s.OutputMu = DefaultOutputMu
+		}
+		if s.OutputSigma == 0 {
+			s.OutputSigma = DefaultOutputSigma
+		}
 	}
 	if s.Trace != "" && s.TraceFormat == "" {
 		if f, err := traceFormat(s.Trace, ""); err == nil {
@@ -237,4 +252,54 @@ func (s Spec) minRate() float64 {
 		return MinRate
 	}
 	return math.Max(MinRate, float64(s.Requests)/MaxTraceSpanS)
+}
+
+// checkApplies reports a parameter set for a model s does not select.
+func (s Spec) checkApplies() error {
+	trace := s.Trace != ""
+	if s.Arrival != ArrivalBursty {
+		arrival := s.Arrival
+		if arrival == "" {
+			arrival = ArrivalPoisson
+			if trace {
+				arrival = ArrivalTrace
+			}
+		}
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"burst_ratio", s.BurstRatio}, {"burst_mean_s", s.BurstMeanS}, {"calm_mean_s", s.CalmMeanS}} {
+			if f.v != 0 {
+				return fieldErr(f.name, f.v, "applies only to arrival bursty (arrival is %s)", arrival)
+			}
+		}
+	}
+	if trace {
+		if s.Split != "" {
+			return fieldErr("split", s.Split, "applies only to a CDF workload (a trace gives each request's input and output lengths)")
+		}
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"input_fraction", s.InputFraction}, {"output_mu", s.OutputMu}, {"output_sigma", s.OutputSigma}} {
+			if f.v != 0 {
+				return fieldErr(f.name, f.v, "applies only to a CDF workload (a trace gives each request's input and output lengths)")
+			}
+		}
+		return nil
+	}
+	if s.Split == SplitNormalName && s.InputFraction != 0 {
+		return fieldErr("input_fraction", s.InputFraction, "applies only to split fixed (split is normal)")
+	}
+	if s.Split != SplitNormalName {
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"output_mu", s.OutputMu}, {"output_sigma", s.OutputSigma}} {
+			if f.v != 0 {
+				return fieldErr(f.name, f.v, "applies only to split normal (split is fixed)")
+			}
+		}
+	}
+	return nil
 }

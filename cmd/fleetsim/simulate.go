@@ -182,7 +182,10 @@ func (f *simFlags) scenario() (sim.Config, error) {
 		w.CDF, w.Trace, w.TraceFormat = f.workload, "", ""
 	}
 	if ch("trace") {
+		// A trace replaces a CDF workload with its split model (a trace
+		// gives each request's lengths).
 		w.CDF, w.Trace = "", f.trace
+		w.Split, w.InputFraction, w.OutputMu, w.OutputSigma = "", 0, 0, 0
 		if !keys.trace { // a format from the file belongs to the file's trace
 			w.TraceFormat = ""
 		}
