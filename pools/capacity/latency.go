@@ -116,8 +116,8 @@ func PlanLatency(s Series, base []float64, p Profile, t LatencyTarget) (LatencyP
 	steps := int(math.Floor((float64(t.MaxUnits) - g0) / inc)) // grid g0 + k·inc, k in [0, steps]
 	if steps < 0 || !ok(g0+float64(steps)*inc) {
 		return LatencyPlan{}, &InfeasibleError{Msg: fmt.Sprintf(
-			"no G <= max-units %d %s meets p%g %s <= %g s in the fluid model (raise --max-units or relax the target)",
-			t.MaxUnits, p.Unit, 100*t.Percentile, metric, t.ThresholdS)}
+			"no G <= max-units %d meets p%g %s <= %g s in the fluid model (raise --max-units or relax the target)",
+			t.MaxUnits, 100*t.Percentile, metric, t.ThresholdS)}
 	}
 	lo, hi := -1, steps // ok(hi) holds, ok(lo) does not (lo = −1: below the grid)
 	for hi-lo > 1 {

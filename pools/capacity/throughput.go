@@ -149,8 +149,8 @@ func PlanWindows(ws []Windowed, p Profile, t ThroughputTarget) (ThroughputPlan, 
 			what = fmt.Sprintf("worst-window P(X_n > G) <= %g", t.MaxOverloadProb)
 		}
 		return ThroughputPlan{}, &InfeasibleError{Msg: fmt.Sprintf(
-			"no G <= max-units %d %s meets %s: it needs G = %.0f (raise --max-units or relax the target)",
-			t.MaxUnits, p.Unit, what, g)}
+			"no G <= max-units %d meets %s: it needs G = %.0f %s (raise --max-units or relax the target)",
+			t.MaxUnits, what, g, p.Unit)}
 	}
 	plan.Covered, plan.WithHeadroom, plan.Units = int(covered), int(withH), int(g)
 	plan.Windows = make([]WindowStats, len(ws))
