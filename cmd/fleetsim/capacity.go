@@ -443,13 +443,17 @@ func capacityPlots(dir string, ws []capacity.Windowed, rep *capacityReport) ([]s
 	}
 	var paths []string
 	tl := filepath.Join(dir, "capacity_timeline.png")
-	title := fmt.Sprintf("%s: units needed per %g s window; G = p%g plan", rep.Input, ws[small].DeltaS, 100*plan.Percentile)
+	name := rep.Input
+	if strings.HasPrefix(name, "trace ") {
+		name = "trace " + filepath.Base(strings.TrimPrefix(name, "trace "))
+	}
+	title := fmt.Sprintf("%s: X_n per %g s window and the p%g plan's G", name, ws[small].DeltaS, 100*plan.Percentile)
 	if err := export.WriteCapacityTimeline(tl, &ws[small], g, unit, title); err != nil {
 		return nil, fmt.Errorf("--plot-dir: %s", oneLine(err))
 	}
 	paths = append(paths, tl)
 	dist := filepath.Join(dir, "capacity_distribution.png")
-	title = fmt.Sprintf("%s: distribution of X_n per window length; G = p%g plan", rep.Input, 100*plan.Percentile)
+	title = fmt.Sprintf("%s: distribution of X_n per window length; G = the p%g plan", name, 100*plan.Percentile)
 	if err := export.WriteCapacityDistribution(dist, ws, g, unit, title); err != nil {
 		return nil, fmt.Errorf("--plot-dir: %s", oneLine(err))
 	}

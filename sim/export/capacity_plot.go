@@ -14,7 +14,8 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// Plot size of the capacity plots.
+// Plot size of the capacity plots. Unit names are pluralized with "s"
+// ("units", "GSUs").
 const (
 	plotWidth  = 9 * vg.Inch
 	plotHeight = 4.5 * vg.Inch
@@ -51,7 +52,7 @@ func WriteCapacityTimeline(path string, w *capacity.Windowed, g float64, unit, t
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "time since the first request (s)"
-	p.Y.Label.Text = fmt.Sprintf("X_n: %s needed per %g s window", unit, w.DeltaS)
+	p.Y.Label.Text = fmt.Sprintf("X_n: %ss needed per %g s window", unit, w.DeltaS)
 	pts := make(plotter.XYs, len(w.X))
 	for i, x := range w.X {
 		pts[i] = plotter.XY{X: float64(i) * w.DeltaS, Y: x}
@@ -60,15 +61,15 @@ func WriteCapacityTimeline(path string, w *capacity.Windowed, g float64, unit, t
 	if err != nil {
 		return err
 	}
-	l.Color = plotutil.Color(0)
+	l.Color = plotutil.Color(2)
 	gl, err := gLine(plotter.XYs{{X: 0, Y: g}, {X: float64(len(w.X)) * w.DeltaS, Y: g}})
 	if err != nil {
 		return err
 	}
 	p.Add(l, gl)
 	p.Legend.Add(fmt.Sprintf("X_n (Δ = %g s)", w.DeltaS), l)
-	p.Legend.Add(fmt.Sprintf("G = %g %s", g, unit), gl)
-	p.Legend.Top = true
+	p.Legend.Add(fmt.Sprintf("G = %g %ss", g, unit), gl)
+	p.Legend.Top, p.Legend.Left = true, true
 	return savePNG(p, path)
 }
 
@@ -79,7 +80,7 @@ func WriteCapacityTimeline(path string, w *capacity.Windowed, g float64, unit, t
 func WriteCapacityDistribution(path string, ws []capacity.Windowed, g float64, unit, title string) error {
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = fmt.Sprintf("x (%s)", unit)
+	p.X.Label.Text = fmt.Sprintf("x (%ss)", unit)
 	p.Y.Label.Text = "share of windows with X_n > x"
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
@@ -116,7 +117,8 @@ func WriteCapacityDistribution(path string, ws []capacity.Windowed, g float64, u
 		return err
 	}
 	p.Add(gl)
-	p.Legend.Add(fmt.Sprintf("G = %g %s", g, unit), gl)
+	p.Legend.Add(fmt.Sprintf("G = %g %ss", g, unit), gl)
 	p.X.Max = math.Max(p.X.Max, highest)
+	p.Legend.Top = true
 	return savePNG(p, path)
 }
