@@ -149,7 +149,7 @@ func PlanWindows(ws []Windowed, p Profile, t ThroughputTarget) (ThroughputPlan, 
 			what = fmt.Sprintf("worst-window P(X_n > G) <= %g", t.MaxOverloadProb)
 		}
 		return ThroughputPlan{}, &InfeasibleError{Msg: fmt.Sprintf(
-			"no G <= max-units %d meets %s: it needs G = %.0f %s (raise --max-units or relax the target)",
+			"no G <= max-units %d meets %s: it needs G = %.0f %ss (raise --max-units or relax the target)",
 			t.MaxUnits, what, g, p.Unit)}
 	}
 	plan.Covered, plan.WithHeadroom, plan.Units = int(covered), int(withH), int(g)
