@@ -73,6 +73,20 @@ func TestRequestValidate(t *testing.T) {
 	}
 }
 
+// randomRequests returns n requests with exponential gaps of mean gap()
+// seconds, input in [1, maxIn] and output in [1, maxOut] tokens.
+func randomRequests(rng *rand.Rand, n int, gap func() float64, maxIn, maxOut int) []Request {
+	reqs := make([]Request, n)
+	at := 0.0
+	for i := range reqs {
+		at += rng.ExpFloat64() * gap()
+		reqs[i] = Request{Arrival: at, Input: 1 + rng.IntN(maxIn), Output: 1 + rng.IntN(maxOut), Latency: math.NaN()}
+	}
+	return reqs
+}
+
+func constant(x float64) func() float64 { return func() float64 { return x } }
+
 // arrivals returns n requests at t = 0..n-1 s of work 1,400 each.
 func arrivals(n int) []Request {
 	r := make([]Request, n)
@@ -140,12 +154,7 @@ func TestRoundUp(t *testing.T) {
 func TestWindowStats(t *testing.T) {
 	p := mustDefault(t)
 	rng := rand.New(rand.NewPCG(1, 2))
-	reqs := make([]Request, 500)
-	at := 0.0
-	for i := range reqs {
-		at += rng.ExpFloat64() * 0.2
-		reqs[i] = Request{Arrival: at, Input: 1 + rng.IntN(4000), Output: 1 + rng.IntN(500), Latency: math.NaN()}
-	}
+	reqs := randomRequests(rng, 500, constant(0.2), 4000, 500)
 	s, _ := NewSeries(reqs, p)
 	w, _ := Bucket(s, p.Tau, 1)
 	// G = 0: every unit is overflow, so E[(X − 0)+] is the mean of X.
@@ -245,12 +254,7 @@ func TestThroughputMonotone(t *testing.T) {
 	p := mustDefault(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 20; trial++ {
-		reqs := make([]Request, 300+rng.IntN(300))
-		at := 0.0
-		for i := range reqs {
-			at += rng.ExpFloat64() * (0.05 + rng.Float64())
-			reqs[i] = Request{Arrival: at, Input: 1 + rng.IntN(8000), Output: 1 + rng.IntN(800), Latency: math.NaN()}
-		}
+		reqs := randomRequests(rng, 300+rng.IntN(300), func() float64 { return 0.05 + rng.Float64() }, 8000, 800)
 		p.Increment, p.Minimum = 1+rng.IntN(5), 1+rng.IntN(3)
 		s, _ := NewSeries(reqs, p)
 		prev := 0
@@ -301,12 +305,7 @@ func TestThroughputMonotone(t *testing.T) {
 func TestLatencyPlan(t *testing.T) {
 	p := mustDefault(t)
 	rng := rand.New(rand.NewPCG(5, 6))
-	reqs := make([]Request, 2000)
-	at := 0.0
-	for i := range reqs {
-		at += rng.ExpFloat64() * 0.1
-		reqs[i] = Request{Arrival: at, Input: 1 + rng.IntN(3000), Output: 1 + rng.IntN(400), Latency: math.NaN()}
-	}
+	reqs := randomRequests(rng, 2000, constant(0.1), 3000, 400)
 	s, _ := NewSeries(reqs, p)
 	base := make([]float64, len(reqs))
 	for i, r := range reqs {

@@ -37,13 +37,7 @@ func (t LatencyTarget) Validate() error {
 	if t.Metric != "" && t.Metric != MetricE2E && t.Metric != MetricQueue {
 		return bad("latency_metric", t.Metric, "allowed: e2e, queue")
 	}
-	if !(t.Headroom >= 0 && t.Headroom <= 100) {
-		return bad("headroom", t.Headroom, "a fraction in [0, 100] (0.2 = 20% more)")
-	}
-	if t.MaxUnits < 1 || t.MaxUnits > MaxPurchase {
-		return bad("max_units", t.MaxUnits, fmt.Sprintf("an integer in [1, %g]", float64(MaxPurchase)))
-	}
-	return nil
+	return validateSearch(t.Headroom, t.MaxUnits)
 }
 
 // LatencyPlan is the reserved capacity a latency target needs.

@@ -68,14 +68,20 @@ func (t ThroughputTarget) Validate() error {
 			return bad("windows", d, "window lengths are seconds > 0")
 		}
 	}
-	if !(t.Headroom >= 0 && t.Headroom <= 100) {
-		return bad("headroom", t.Headroom, "a fraction in [0, 100] (0.2 = 20% more)")
-	}
 	if t.MaxOverloadProb != NoOverloadTarget && !(t.MaxOverloadProb >= 0 && t.MaxOverloadProb < 1) {
 		return bad("max_overload_prob", t.MaxOverloadProb, "a probability in [0, 1)")
 	}
-	if t.MaxUnits < 1 || t.MaxUnits > MaxPurchase {
-		return bad("max_units", t.MaxUnits, fmt.Sprintf("an integer in [1, %g]", float64(MaxPurchase)))
+	return validateSearch(t.Headroom, t.MaxUnits)
+}
+
+// validateSearch checks the fields both plans share: the headroom and the
+// search bound.
+func validateSearch(headroom float64, maxUnits int) error {
+	if !(headroom >= 0 && headroom <= 100) {
+		return &workload.FieldError{Field: "headroom", Value: headroom, Allowed: "a fraction in [0, 100] (0.2 = 20% more)"}
+	}
+	if maxUnits < 1 || maxUnits > MaxPurchase {
+		return &workload.FieldError{Field: "max_units", Value: maxUnits, Allowed: fmt.Sprintf("an integer in [1, %g]", float64(MaxPurchase))}
 	}
 	return nil
 }

@@ -86,23 +86,6 @@ func maxCtx(reqs []capacity.Request, o Options) int {
 	return c
 }
 
-// sliceSource replays requests held in memory.
-type sliceSource struct {
-	reqs []workload.Request
-	i    int
-}
-
-func (s *sliceSource) Next(r *workload.Request) bool {
-	if s.i >= len(s.reqs) {
-		return false
-	}
-	*r = s.reqs[s.i]
-	s.i++
-	return true
-}
-
-func (s *sliceSource) Err() error { return nil }
-
 // e2eSink keeps each request's end-to-end latency by ID.
 type e2eSink struct {
 	e2e      []float64
@@ -131,7 +114,7 @@ func run(jobs []workload.Request, n int, cal Calibration, seed uint64) (*e2eSink
 		Router:   sim.RouterConfig{Kind: sim.RouterLength},
 	}
 	sink := &e2eSink{e2e: make([]float64, len(jobs))}
-	sum, err := sim.Run(cfg, &sliceSource{reqs: jobs}, sink, sim.Options{})
+	sum, err := sim.Run(cfg, workload.NewSliceSource(jobs), sink, sim.Options{})
 	if err != nil {
 		return nil, nil, err
 	}
