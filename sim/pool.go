@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/fleetsim/fleetsim/engine"
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -65,7 +65,7 @@ type pool struct {
 }
 
 func newPool(pc PoolConfig, order int, timing string) (*pool, error) {
-	g, err := pools.LookupGPU(pc.GPU)
+	g, err := catalog.LookupGPU(pc.GPU)
 	if err != nil {
 		return nil, fmt.Errorf("pool %q: gpu: %w", pc.Name, err)
 	}

@@ -21,6 +21,30 @@ var allowed = map[string][]string{
 	"experiments": {"workload", "engine", "pools", "router", "sim"},
 }
 
+// poolsWithin lists, for each subpackage of pools, the other pools
+// subpackages it may import: the planners build on the catalog and the
+// queueing models, which import no other pools package. A subpackage not
+// listed here (a planner still to come) may import catalog and queueing.
+var poolsWithin = map[string][]string{
+	"":         {}, // pools itself: documentation only
+	"catalog":  {},
+	"queueing": {},
+	"fleetopt": {"catalog", "queueing"},
+}
+
+// poolsAllowed reports whether pools subpackage sub may import pools
+// subpackage dep.
+func poolsAllowed(sub, dep string) bool {
+	if sub == dep {
+		return true
+	}
+	ok, known := poolsWithin[sub]
+	if !known {
+		ok = []string{"catalog", "queueing"}
+	}
+	return slices.Contains(ok, dep)
+}
+
 // heavy are the libraries no core package may import: output writers and
 // CLI libraries belong to sim/export and cmd.
 var heavy = []string{"github.com/parquet-go/", "github.com/spf13/pflag", "gonum.org/v1/plot"}
@@ -54,9 +78,13 @@ func TestImportGraph(t *testing.T) {
 		core := top != "experiments" && !(top == "sim" && len(parts) > 1)
 		for _, imp := range imports {
 			if rel, ok2 := strings.CutPrefix(imp, module+"/"); ok2 {
-				t2 := strings.Split(rel, "/")[0]
+				relParts := strings.Split(rel, "/")
+				t2 := relParts[0]
 				if t2 != top && !slices.Contains(ok, t2) {
 					t.Errorf("%s imports %s: against DESIGN.md's layout (allowed: %v)", pkg, imp, ok)
+				}
+				if top == "pools" && t2 == "pools" && !poolsAllowed(subOf(parts), subOf(relParts)) {
+					t.Errorf("%s imports %s: pools subpackages may import only %v of pools", pkg, imp, poolsWithin[subOf(parts)])
 				}
 				continue
 			}
@@ -70,4 +98,13 @@ func TestImportGraph(t *testing.T) {
 	if checked < len(allowed) {
 		t.Errorf("checked %d packages, want at least %d: go list output changed?", checked, len(allowed))
 	}
+}
+
+// subOf returns the first path element below the top-level package ("" for
+// the top-level package itself).
+func subOf(parts []string) string {
+	if len(parts) < 2 {
+		return ""
+	}
+	return parts[1]
 }
