@@ -14,7 +14,7 @@ const module = "github.com/fleetsim/fleetsim"
 // module's packages it may import (its own subpackages are always allowed).
 var allowed = map[string][]string{
 	"workload":    {},
-	"engine":      {"workload"},
+	"engine":      {},
 	"router":      {"workload"},
 	"pools":       {"engine", "workload"},
 	"sim":         {"workload", "engine", "pools", "router"},
@@ -43,6 +43,13 @@ func poolsAllowed(sub, dep string) bool {
 		ok = []string{"catalog", "queueing"}
 	}
 	return slices.Contains(ok, dep)
+}
+
+// pure lists standard-library packages a package may not import: the
+// engine has no clock of its own, does no I/O and draws no random numbers
+// (DESIGN.md; docs/model.md).
+var pure = map[string][]string{
+	"engine": {"time", "os", "math/rand", "math/rand/v2"},
 }
 
 // heavy are the libraries no core package may import: output writers and
@@ -87,6 +94,9 @@ func TestImportGraph(t *testing.T) {
 					t.Errorf("%s imports %s: pools subpackages may import only %v of pools", pkg, imp, poolsWithin[subOf(parts)])
 				}
 				continue
+			}
+			if slices.Contains(pure[top], imp) {
+				t.Errorf("%s imports %s: the engine is pure (no clock, I/O or randomness)", pkg, imp)
 			}
 			for _, h := range heavy {
 				if core && strings.HasPrefix(imp, h) {
