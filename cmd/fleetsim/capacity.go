@@ -11,8 +11,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fleetsim/fleetsim/pools"
 	"github.com/fleetsim/fleetsim/pools/capacity"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/sim/capacitycheck"
 	"github.com/fleetsim/fleetsim/sim/export"
 	"github.com/fleetsim/fleetsim/workload"
@@ -102,8 +103,8 @@ func newCapacityFlags() *capacityFlags {
 	fs.Float64Var(&f.latencyPct, "latency-percentile", 0.99, "share of requests that must meet --latency-slo, in (0, 1)")
 	fs.StringVar(&f.latencyMetric, "latency-metric", capacity.MetricE2E, "e2e (R = L_base + W) or queue (W)")
 	fs.BoolVar(&f.simulate, "simulate", false, "check the fluid latency model against the simulator on fleets of --gpu instances")
-	fs.StringVar(&f.gpu, "gpu", "a100", "--simulate: GPU profile: "+strings.Join(pools.GPUNames(), ", "))
-	fs.StringVar(&f.timing, "timing", pools.DefaultTiming, "--simulate: iteration-time preset: kv or paper")
+	fs.StringVar(&f.gpu, "gpu", "a100", "--simulate: GPU profile: "+strings.Join(catalog.GPUNames(), ", "))
+	fs.StringVar(&f.timing, "timing", catalog.DefaultTiming, "--simulate: iteration-time preset: kv or paper")
 	fs.StringVar(&f.instances, "instances", "", "--simulate: instance counts to simulate, comma-separated (default: around the plan)")
 	fs.IntVar(&f.maxCtx, "max-ctx", 0, "--simulate: instance max context, tokens (0 = smallest power of two holding every request)")
 	fs.StringVar(&f.format, "format", "table", "output: table or json")
@@ -349,8 +350,8 @@ func (f *capacityFlags) loadRequests() ([]capacity.Request, string, error) {
 	if f.requests < 0 || f.requests > maxCapacityRows {
 		return nil, "", badInput("--requests %d: want 0 (all) to %d", f.requests, maxCapacityRows)
 	}
-	if !(f.rate >= 0 && f.rate <= pools.MaxRate) {
-		return nil, "", badInput("--rate %v: want requests/s in [0, %g]", f.rate, pools.MaxRate)
+	if !(f.rate >= 0 && f.rate <= fleetopt.MaxRate) {
+		return nil, "", badInput("--rate %v: want requests/s in [0, %g]", f.rate, fleetopt.MaxRate)
 	}
 	if f.trace != "" {
 		limit := f.requests

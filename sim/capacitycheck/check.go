@@ -18,15 +18,15 @@ import (
 	"math"
 	"strings"
 
-	"github.com/fleetsim/fleetsim/pools"
 	"github.com/fleetsim/fleetsim/pools/capacity"
+	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
 // Options choose the simulated hardware.
 type Options struct {
-	GPU    string // catalog name (pools.LookupGPU)
+	GPU    string // catalog name (catalog.LookupGPU)
 	Timing string // iteration-time preset: "kv" or "paper"
 	// MaxCtx is the instances' max context, tokens; 0 picks the smallest
 	// power of two holding the largest request (I + O + H).
@@ -130,12 +130,12 @@ func Calibrate(reqs []capacity.Request, p capacity.Profile, o Options) (Calibrat
 	if len(reqs) == 0 {
 		return Calibration{}, &workload.FieldError{Field: "requests", Value: 0, Allowed: "at least one request is needed"}
 	}
-	g, err := pools.LookupGPU(o.GPU)
+	g, err := catalog.LookupGPU(o.GPU)
 	if err != nil {
-		return Calibration{}, &workload.FieldError{Field: "gpu", Value: o.GPU, Allowed: "unknown GPU (allowed: " + strings.Join(pools.GPUNames(), ", ") + ")"}
+		return Calibration{}, &workload.FieldError{Field: "gpu", Value: o.GPU, Allowed: "unknown GPU (allowed: " + strings.Join(catalog.GPUNames(), ", ") + ")"}
 	}
 	if o.Timing == "" {
-		o.Timing = pools.DefaultTiming
+		o.Timing = catalog.DefaultTiming
 	}
 	if _, err := g.Timing(o.Timing); err != nil {
 		return Calibration{}, &workload.FieldError{Field: "timing", Value: o.Timing, Allowed: "allowed: kv, paper"}
