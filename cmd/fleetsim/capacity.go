@@ -179,6 +179,12 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 		if fi, err := os.Stat(f.plotDir); err != nil || !fi.IsDir() {
 			return badInput("--plot-dir %q: not an existing directory", f.plotDir)
 		}
+		for _, name := range capacityPlotNames {
+			p := filepath.Join(f.plotDir, name)
+			if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+				return badInput("--plot-dir %q: %s exists and is not a regular file", f.plotDir, name)
+			}
+		}
 	}
 	// Targets first: they are cheap to check.
 	pcts, err := parseList("percentile", f.percentiles, parseFloat)
@@ -430,6 +436,9 @@ func simulateCapacity(reqs []capacity.Request, prof capacity.Profile, f *capacit
 	return &simulationReport{Calibration: cal, PlanUnits: planUnits, Points: pts}, nil
 }
 
+// capacityPlotNames are the files --plot-dir receives.
+var capacityPlotNames = [2]string{"capacity_timeline.png", "capacity_distribution.png"}
+
 // capacityPlots writes the timeline of the smallest window and the
 // distribution of every window at the last throughput plan's G.
 func capacityPlots(dir string, ws []capacity.Windowed, rep *capacityReport) ([]string, error) {
@@ -443,7 +452,7 @@ func capacityPlots(dir string, ws []capacity.Windowed, rep *capacityReport) ([]s
 		}
 	}
 	var paths []string
-	tl := filepath.Join(dir, "capacity_timeline.png")
+	tl := filepath.Join(dir, capacityPlotNames[0])
 	name := rep.Input
 	if strings.HasPrefix(name, "trace ") {
 		name = "trace " + filepath.Base(strings.TrimPrefix(name, "trace "))
@@ -453,7 +462,7 @@ func capacityPlots(dir string, ws []capacity.Windowed, rep *capacityReport) ([]s
 		return nil, fmt.Errorf("--plot-dir: %s", oneLine(err))
 	}
 	paths = append(paths, tl)
-	dist := filepath.Join(dir, "capacity_distribution.png")
+	dist := filepath.Join(dir, capacityPlotNames[1])
 	title = fmt.Sprintf("%s: distribution of X_n per window length; G = the p%g plan", name, 100*plan.Percentile)
 	if err := export.WriteCapacityDistribution(dist, ws, g, unit, title); err != nil {
 		return nil, fmt.Errorf("--plot-dir: %s", oneLine(err))

@@ -41,6 +41,18 @@ func TestCapacityAzureConv(t *testing.T) {
 	}
 }
 
+// TestCapacityWorkloadCDF plans requests sampled from a built-in CDF.
+func TestCapacityWorkloadCDF(t *testing.T) {
+	code, out, errs := runCLI(t, "capacity", "--workload", "lmsys", "--rate", "50", "--requests", "5000", "--arrival", "bursty", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep capacityReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Requests != 5000 || rep.Throughput[0].Units < 1 {
+		t.Errorf("report %+v, %v", rep, err)
+	}
+}
+
 func TestCapacityBadInput(t *testing.T) {
 	dir := t.TempDir()
 	gen := func(name, rows string) string {
@@ -51,6 +63,10 @@ func TestCapacityBadInput(t *testing.T) {
 	negIn := gen("negin.csv", "0,-100,10,0,0\n")
 	badProfile := writeFile(t, dir, "p.yaml", "tau: -1\n")
 	ok := gen("ok.csv", "0,100,10,0,0\n1,200,20,50,0\n")
+	plotDir := filepath.Join(dir, "plots")
+	if err := os.MkdirAll(filepath.Join(plotDir, "capacity_timeline.png"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string // in the message
@@ -72,6 +88,7 @@ func TestCapacityBadInput(t *testing.T) {
 		{[]string{"--trace", ok, "--trace-format", "generic", "--simulate", "--gpu", "tpu"}, "gpu"},
 		{[]string{"--trace", ok, "--trace-format", "generic", "--latency-slo", "fast"}, "--latency-slo"},
 		{[]string{"--trace", filepath.Join(dir, "missing.csv")}, "missing.csv"},
+		{[]string{"--trace", ok, "--trace-format", "generic", "--plot-dir", plotDir}, "not a regular file"},
 		{[]string{}, "--trace FILE or --workload"},
 		{[]string{"--workload", "azure"}, "--rate"},
 		// An overload target no G up to the bound meets (issue 10).
