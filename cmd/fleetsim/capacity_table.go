@@ -23,13 +23,13 @@ func writeCapacityTable(w io.Writer, rep *capacityReport) error {
 	fmt.Fprintf(w, "work:    %.4g adjusted tokens in all; mean %.2f %s over the span\n", rep.TotalWork, rep.MeanUnits, units)
 	for _, plan := range rep.Throughput {
 		fmt.Fprintf(w, "\nthroughput plan p%g (windows %s s, headroom %g", 100*plan.Percentile, joinFloats(rep.WindowsS), plan.Headroom)
-		if plan.MaxOverloadProb != capacity.NoOverloadTarget {
-			fmt.Fprintf(w, ", max overload probability %g", plan.MaxOverloadProb)
+		if plan.MaxOverloadProb != nil {
+			fmt.Fprintf(w, ", max overload probability %g", *plan.MaxOverloadProb)
 		}
 		fmt.Fprintf(w, "): G = %d %s\n", plan.Units, units)
 		fmt.Fprintf(w, "  worst window Δ = %g s needs %.3f at p%g → %d (increment/minimum) → %d with headroom",
 			plan.WorstWindowS, plan.Required, 100*plan.Percentile, plan.Covered, plan.WithHeadroom)
-		if plan.MaxOverloadProb != capacity.NoOverloadTarget {
+		if plan.MaxOverloadProb != nil {
 			fmt.Fprintf(w, " → %d for the overload target", plan.Units)
 		}
 		fmt.Fprintln(w)

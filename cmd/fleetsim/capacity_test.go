@@ -119,6 +119,11 @@ func TestCapacitySimulate(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
+	// Deterministic: the same command gives the same bytes.
+	if _, again, _ := runCLI(t, "capacity", "--trace", convTrace, "--requests", "3000", "--simulate", "--instances", "1,2,4",
+		"--format", "json", "--plot-dir", dir); again != out {
+		t.Error("a second run printed different JSON")
+	}
 	s := rep.Simulation
 	if s == nil || len(s.Points) != 3 || s.Calibration.InstanceTokS <= 0 || !s.Calibration.Baseline.Fitted {
 		t.Fatalf("simulation %+v", s)

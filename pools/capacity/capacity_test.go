@@ -331,6 +331,11 @@ func TestLatencyPlan(t *testing.T) {
 		}
 		prev = pl.MinUnits
 	}
+	// A bound that the smallest G meets but the headroom overshoots.
+	pl, _ := PlanLatency(s, base, p, LatencyTarget{ThresholdS: 1, Percentile: 0.99, MaxUnits: 10000})
+	if _, err := PlanLatency(s, base, p, LatencyTarget{ThresholdS: 1, Percentile: 0.99, Headroom: 1, MaxUnits: pl.MinUnits}); err == nil {
+		t.Errorf("headroom beyond max units accepted")
+	}
 	// The baseline alone breaks a 0.2 s target: infeasible at any G.
 	_, err := PlanLatency(s, base, p, LatencyTarget{ThresholdS: 0.2, Percentile: 0.99, MaxUnits: 10000})
 	var ie *InfeasibleError

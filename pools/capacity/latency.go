@@ -124,6 +124,11 @@ func PlanLatency(s Series, base []float64, p Profile, t LatencyTarget) (LatencyP
 	}
 	gMin := g0 + float64(hi)*inc
 	g := RoundUp(gMin*(1+t.Headroom), p.Minimum, p.Increment)
+	if g > float64(t.MaxUnits) {
+		return LatencyPlan{}, &InfeasibleError{Msg: fmt.Sprintf(
+			"no G <= max-units %d meets p%g %s <= %g s with headroom %g: it needs G = %.0f %ss (raise --max-units or relax the target)",
+			t.MaxUnits, 100*t.Percentile, metric, t.ThresholdS, t.Headroom, g, p.Unit)}
+	}
 	plan := LatencyPlan{ThresholdS: t.ThresholdS, Percentile: t.Percentile, Metric: metric, Headroom: t.Headroom,
 		MinUnits: int(gMin), Units: int(g)}
 	plan.AtMin = FluidLatency(s, base, gMin, p.Tau, nil)

@@ -90,8 +90,9 @@ func validateSearch(headroom float64, maxUnits int) error {
 type ThroughputPlan struct {
 	Percentile float64 `json:"percentile"`
 	Headroom   float64 `json:"headroom"`
-	// MaxOverloadProb is the overload target (NoOverloadTarget: none).
-	MaxOverloadProb float64 `json:"max_overload_prob"`
+	// MaxOverloadProb is the overload target; nil (omitted in JSON) when
+	// there is none.
+	MaxOverloadProb *float64 `json:"max_overload_prob,omitempty"`
 	// Required is the worst window's percentile of X_n, units (unrounded).
 	Required     float64 `json:"required_units"`
 	WorstWindowS float64 `json:"worst_window_s"`
@@ -137,7 +138,11 @@ func PlanWindows(ws []Windowed, p Profile, t ThroughputTarget) (ThroughputPlan, 
 	if err := p.Validate(); err != nil {
 		return ThroughputPlan{}, err
 	}
-	plan := ThroughputPlan{Percentile: t.Percentile, Headroom: t.Headroom, MaxOverloadProb: t.MaxOverloadProb}
+	plan := ThroughputPlan{Percentile: t.Percentile, Headroom: t.Headroom}
+	if t.MaxOverloadProb != NoOverloadTarget {
+		eps := t.MaxOverloadProb
+		plan.MaxOverloadProb = &eps
+	}
 	for i := range ws {
 		if q := ws[i].Percentile(t.Percentile); i == 0 || q > plan.Required {
 			plan.Required, plan.WorstWindowS = q, ws[i].DeltaS
