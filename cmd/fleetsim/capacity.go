@@ -136,7 +136,7 @@ type latencyReport struct {
 type simulationReport struct {
 	Calibration capacitycheck.Calibration `json:"calibration"`
 	PlanUnits   float64                   `json:"plan_units"` // the plan the instance counts surround
-	Points      []capacitycheck.Point     `json:"points"`
+	capacitycheck.Comparison
 }
 
 // parseList splits a comma list and parses each item.
@@ -429,11 +429,15 @@ func simulateCapacity(reqs []capacity.Request, prof capacity.Profile, f *capacit
 	if len(instances) == 0 {
 		instances = capacitycheck.Around(planUnits, cal)
 	}
-	pts, err := capacitycheck.Compare(reqs, prof, cal, instances, f.seed)
+	cmp, err := capacitycheck.Compare(reqs, prof, cal, instances, planUnits, f.seed)
 	if err != nil {
+		var fe *workload.FieldError
+		if errors.As(err, &fe) {
+			return nil, badInput("--%s", oneLine(err))
+		}
 		return nil, err
 	}
-	return &simulationReport{Calibration: cal, PlanUnits: planUnits, Points: pts}, nil
+	return &simulationReport{Calibration: cal, PlanUnits: planUnits, Comparison: cmp}, nil
 }
 
 // capacityPlotNames are the files --plot-dir receives.

@@ -66,15 +66,17 @@ func writeCapacityTable(w io.Writer, rep *capacityReport) error {
 		writeBaseline(w, "  baseline (NNLS on unloaded runs)", c.Baseline)
 		fmt.Fprintf(w, "  fleets around the plan's %g %s; underestimate = (sim − fluid)/sim\n", s.PlanUnits, units)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "  instances\tG units\tutilization\tfluid p95 s\tsim p95 s\tunder p95\tfluid p99 s\tsim p99 s\tunder p99\tsim p99 wait s\t")
+		fmt.Fprintln(tw, "  instances\tG units\tutilization\tfluid p95 s\tsim p95 s\tunder p95\tfluid p99 s\tsim p99 s\tunder p99\tsim p99 wait s\tload-fit p99 s\tunder\tref-fit p99 s\tunder\t")
 		for _, pt := range s.Points {
-			fmt.Fprintf(tw, "  %d\t%.2f\t%.3f\t%.3f\t%.3f\t%.1f%%\t%.3f\t%.3f\t%.1f%%\t%.3f\t\n",
+			fmt.Fprintf(tw, "  %d\t%.2f\t%.3f\t%.3f\t%.3f\t%.1f%%\t%.3f\t%.3f\t%.1f%%\t%.3f\t%.3f\t%.1f%%\t%.3f\t%.1f%%\t\n",
 				pt.Instances, pt.Units, pt.Utilization, pt.FluidP95S, pt.SimP95S, 100*pt.Under95,
-				pt.FluidP99S, pt.SimP99S, 100*pt.Under99, pt.SimQueueP99S)
+				pt.FluidP99S, pt.SimP99S, 100*pt.Under99, pt.SimQueueP99S,
+				pt.LoadFitP99S, 100*pt.LoadFitUnder99, pt.RefFitP99S, 100*pt.RefFitUnder99)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+		fmt.Fprintf(w, "  load-fit: L_base fitted (NNLS) on that fleet's simulated latencies; ref-fit: on the %d-instance fleet's\n", s.RefInstances)
 	}
 	for _, path := range rep.Plots {
 		fmt.Fprintf(w, "\nplot: %s", path)

@@ -200,19 +200,38 @@ type Point struct {
 	// percentile the fluid model misses (negative: it overestimates).
 	Under95 float64 `json:"underestimate_p95"`
 	Under99 float64 `json:"underestimate_p99"`
+	// A user with production latencies fits L_base on them. LoadFitP99S is
+	// the fluid p99 with L_base fitted (NNLS) on this fleet's own simulated
+	// latencies (the load the fit was measured at); RefFitP99S with L_base
+	// fitted on the reference fleet's (Comparison.RefInstances), as when
+	// latencies measured on today's fleet plan another size. The Under
+	// fields are (sim − fluid)/sim.
+	LoadFitP99S    float64 `json:"loadfit_fluid_p99_e2e_s"`
+	LoadFitUnder99 float64 `json:"loadfit_underestimate_p99"`
+	RefFitP99S     float64 `json:"reffit_fluid_p99_e2e_s"`
+	RefFitUnder99  float64 `json:"reffit_underestimate_p99"`
 	// SimQueueP99S is the simulated p99 wait before admission, s.
 	SimQueueP99S float64 `json:"sim_p99_queue_s"`
 	Preemptions  int64   `json:"sim_preemptions"`
 }
 
+// Comparison is the fluid model beside the simulator on several fleets.
+type Comparison struct {
+	// RefInstances is the fleet whose simulated latencies give the
+	// reference L_base fit of RefFitP99S: the smallest fleet reaching the
+	// plan when it is among the fleets, else the first.
+	RefInstances int     `json:"ref_instances"`
+	Points       []Point `json:"points"`
+}
+
 // Compare replays reqs (times as given, relative to the first) on fleets
-// of each instance count and runs the fluid model at the same capacity.
-// Percentiles are the inverse empirical CDF over every request on both
-// sides.
-func Compare(reqs []capacity.Request, p capacity.Profile, cal Calibration, instances []int, seed uint64) ([]Point, error) {
+// of each instance count and runs the fluid model at the same capacity
+// (planUnits chooses the reference fleet). Percentiles are the inverse
+// empirical CDF over every request on both sides.
+func Compare(reqs []capacity.Request, p capacity.Profile, cal Calibration, instances []int, planUnits float64, seed uint64) (Comparison, error) {
 	s, err := capacity.NewSeries(reqs, p)
 	if err != nil {
-		return nil, err
+		return Comparison{}, err
 	}
 	base := make([]float64, len(reqs))
 	jobs := make([]workload.Request, len(reqs))
@@ -220,16 +239,22 @@ func Compare(reqs []capacity.Request, p capacity.Profile, cal Calibration, insta
 		base[i] = cal.Baseline.Baseline.Predict(r)
 		jobs[i] = job(int64(i), s.T[i], r)
 	}
-	var out []Point
-	for _, n := range instances {
+	cmp := Comparison{Points: make([]Point, len(instances))}
+	fits := make([]capacity.Baseline, len(instances))
+	ref, want := 0, planInstances(planUnits, cal)
+	obs := make([]capacity.Request, len(reqs))
+	for k, n := range instances {
 		if n < 1 || n > sim.MaxInstances {
-			return nil, &workload.FieldError{Field: "instances", Value: n, Allowed: fmt.Sprintf("an integer in [1, %d]", sim.MaxInstances)}
+			return Comparison{}, &workload.FieldError{Field: "instances", Value: n, Allowed: fmt.Sprintf("an integer in [1, %d]", sim.MaxInstances)}
+		}
+		if n == want && instances[ref] != want {
+			ref = k
 		}
 		units := float64(n) * cal.UnitsPerInstance
 		fl := capacity.FluidLatency(s, base, units, p.Tau, nil)
 		sink, sum, err := run(jobs, n, cal, seed)
 		if err != nil {
-			return nil, err
+			return Comparison{}, err
 		}
 		pt := Point{Instances: n, Units: units, Utilization: fl.Utilization,
 			FluidP95S: fl.P95S, FluidP99S: fl.P99S,
@@ -237,15 +262,43 @@ func Compare(reqs []capacity.Request, p capacity.Profile, cal Calibration, insta
 			SimQueueP99S: sum.Fleet.QueueWait.P99, Preemptions: sum.Fleet.Preemptions}
 		pt.Under95 = (pt.SimP95S - pt.FluidP95S) / pt.SimP95S
 		pt.Under99 = (pt.SimP99S - pt.FluidP99S) / pt.SimP99S
-		out = append(out, pt)
+		for i, r := range reqs {
+			r.Latency = sink.e2e[i]
+			obs[i] = r
+		}
+		fit, err := capacity.FitBaseline(obs)
+		if err != nil {
+			return Comparison{}, err
+		}
+		fits[k] = fit.Baseline
+		cmp.Points[k] = pt
 	}
-	return out, nil
+	cmp.RefInstances = instances[ref]
+	fluidP99 := func(b capacity.Baseline, units float64) float64 {
+		for i, r := range reqs {
+			base[i] = b.Predict(r)
+		}
+		return capacity.FluidLatency(s, base, units, p.Tau, nil).P99S
+	}
+	for k := range cmp.Points {
+		pt := &cmp.Points[k]
+		pt.LoadFitP99S = fluidP99(fits[k], pt.Units)
+		pt.LoadFitUnder99 = (pt.SimP99S - pt.LoadFitP99S) / pt.SimP99S
+		pt.RefFitP99S = fluidP99(fits[ref], pt.Units)
+		pt.RefFitUnder99 = (pt.SimP99S - pt.RefFitP99S) / pt.SimP99S
+	}
+	return cmp, nil
+}
+
+// planInstances returns the smallest instance count reaching g units.
+func planInstances(g float64, cal Calibration) int {
+	return max(1, int(math.Ceil(g/cal.UnitsPerInstance-1e-9)))
 }
 
 // Around returns the instance counts to check near a plan of g units: the
 // smallest count reaching g, one below it (when >= 1) and two above.
 func Around(g float64, cal Calibration) []int {
-	n := max(1, int(math.Ceil(g/cal.UnitsPerInstance-1e-9)))
+	n := planInstances(g, cal)
 	var out []int
 	for k := n - 1; k <= n+2; k++ {
 		if k >= 1 {

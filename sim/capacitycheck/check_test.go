@@ -41,11 +41,14 @@ func TestCalibrateHand(t *testing.T) {
 	}
 	// Spaced one per second, each request runs alone on the fleet: the
 	// fluid model (no queue at this load) and the simulator agree.
-	pts, err := Compare(reqs[:100], defaultProfile(t), cal, []int{1, 2}, 1)
+	cmp, err := Compare(reqs[:100], defaultProfile(t), cal, []int{1, 2}, 1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pt := range pts {
+	if cmp.RefInstances != 1 {
+		t.Errorf("reference fleet %d, want 1", cmp.RefInstances)
+	}
+	for _, pt := range cmp.Points {
 		if math.Abs(pt.SimP99S-0.00865) > 1e-9 || math.Abs(pt.FluidP99S-0.00865) > 1e-9 || math.Abs(pt.Under99) > 1e-6 {
 			t.Errorf("%+v", pt)
 		}
