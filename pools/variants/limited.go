@@ -150,13 +150,11 @@ func exhaust(e *entry, avail map[string]int) {
 // came, until no entry can take another (its candidate's accelerators are
 // used up, or it reached the SLO-meeting count).
 func roundRobin(es []*entry, avail map[string]int) {
-	type ticket struct {
-		c    *Candidate
-		n    int
-		done bool
-	}
 	ts := make([]ticket, len(es))
-	for active := true; active; {
+	for round, active := 0, true; active; round++ {
+		if round > 0 {
+			bulkRounds(ts, avail)
+		}
 		active = false
 		for i, e := range es {
 			t := &ts[i]
@@ -183,6 +181,42 @@ func roundRobin(es []*entry, avail map[string]int) {
 	for i, e := range es {
 		if t := ts[i]; t.n > 0 {
 			e.a.assign(*t.c, t.n)
+		}
+	}
+}
+
+// ticket is an entry's state in round-robin allocation.
+type ticket struct {
+	c    *Candidate // the candidate it takes replicas of (nil: none chosen yet)
+	n    int        // replicas taken
+	done bool       // takes no more
+}
+
+// bulkRounds applies at once all but the last of the round-robin rounds in
+// which every active ticket still takes a replica (none reaches its count
+// and every accelerator type has room for a whole round), so that large
+// inventories do not cost one loop turn per replica. The result is the
+// same as stepping the rounds one by one.
+func bulkRounds(ts []ticket, avail map[string]int) {
+	rounds := math.MaxInt
+	demand := map[string]int{}
+	for _, t := range ts {
+		if !t.done && t.c != nil {
+			rounds = min(rounds, t.c.Replicas-t.n)
+			demand[t.c.Accelerator] += t.c.Units
+		}
+	}
+	for k, d := range demand {
+		rounds = min(rounds, avail[k]/d)
+	}
+	if rounds == math.MaxInt || rounds < 2 {
+		return
+	}
+	rounds--
+	for i := range ts {
+		if t := &ts[i]; !t.done && t.c != nil {
+			t.n += rounds
+			avail[t.c.Accelerator] -= rounds * t.c.Units
 		}
 	}
 }

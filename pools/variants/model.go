@@ -97,7 +97,7 @@ func BatchSize(p Profile, out, override int) (int, error) {
 	if out < 1 {
 		return 0, bad("out_tokens", out, "must be >= 1")
 	}
-	return max(p.MaxBatch*p.AtTokens/out, 1), nil
+	return min(max(p.MaxBatch*p.AtTokens/out, 1), MaxBatchLimit), nil
 }
 
 // Metrics are a replica's predicted performance at one arrival rate.

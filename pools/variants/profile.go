@@ -72,11 +72,11 @@ func (p Profile) Validate(prefix string) error {
 	if !(p.Alpha > 0) {
 		return bad(prefix+"alpha_ms", p.Alpha, "must be > 0 ms (a decode step takes time)")
 	}
-	if p.MaxBatch < 0 {
-		return bad(prefix+"max_batch", p.MaxBatch, "must be >= 0 (0 = not known)")
+	if p.MaxBatch < 0 || p.MaxBatch > MaxBatchLimit {
+		return bad(prefix+"max_batch", p.MaxBatch, "must be 0 to %d (0 = not known)", MaxBatchLimit)
 	}
-	if p.AtTokens < 0 {
-		return bad(prefix+"at_tokens", p.AtTokens, "must be >= 0")
+	if p.AtTokens < 0 || p.AtTokens > 1<<24 {
+		return bad(prefix+"at_tokens", p.AtTokens, "must be 0 to %d tokens", 1<<24)
 	}
 	if p.MaxBatch > 0 && p.AtTokens == 0 {
 		return bad(prefix+"at_tokens", p.AtTokens, "must be >= 1 when max_batch is set (tokens per request at which max_batch holds)")
