@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -55,6 +57,7 @@ Flags:
 
 type optimizeFlags struct {
 	config, mode, policy, format, out, dispatch string
+	inventory                                   string
 	deferBE, simulate                           bool
 	requests                                    int
 	seed                                        uint64
@@ -80,6 +83,7 @@ func runOptimize(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.config, "config", "", "variants `FILE` (YAML): variants, workloads, inventory (see examples/variants.yaml)")
 	fs.StringVar(&f.mode, "mode", "", "unlimited or limited (default: the file's mode, else unlimited)")
 	fs.StringVar(&f.policy, "policy", "", "saturation policy in limited mode: "+strings.Join(variants.Policies, ", ")+" (default: the file's, else None)")
+	fs.StringVar(&f.inventory, "inventory", "", "replace the file's inventory: `TYPE=N,...` accelerator units (limited mode)")
 	fs.BoolVar(&f.deferBE, "defer-best-effort", false, "limited mode: apply the policy once after all priority groups (default: after each)")
 	fs.BoolVar(&f.simulate, "simulate", false, "check every allocation in the discrete-event simulation")
 	fs.IntVar(&f.requests, "requests", 20000, "with --simulate: requests per allocation (the first 20% are warm-up)")
@@ -123,6 +127,11 @@ func runOptimize(args []string, stdout, stderr io.Writer) error {
 	cfg, err := loadVariants(f.config)
 	if err != nil {
 		return err
+	}
+	if fs.Changed("inventory") {
+		if cfg.Inventory, err = parseInventory(f.inventory); err != nil {
+			return err
+		}
 	}
 	if fs.Changed("defer-best-effort") {
 		cfg.DeferBestEffort = f.deferBE
@@ -330,4 +339,18 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// parseInventory parses --inventory TYPE=N,... .
+func parseInventory(s string) (map[string]int, error) {
+	inv := map[string]int{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if !ok || strings.TrimSpace(k) == "" || err != nil || n < 0 || n > math.MaxInt32 {
+			return nil, badInput("--inventory %q: want TYPE=N,... with N accelerator units 0 to %d, e.g. H100=8,A100=4", s, math.MaxInt32)
+		}
+		inv[strings.TrimSpace(k)] = n
+	}
+	return inv, nil
 }
