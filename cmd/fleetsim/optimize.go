@@ -241,24 +241,27 @@ func candidateOf(a variants.Allocation) variants.Candidate {
 // misses lists the SLOs the simulation missed, each with its likely cause.
 func misses(w variants.Workload, a variants.Allocation, o variantsim.Outcome) []string {
 	var m []string
-	model := a.Predicted
+	partial := ""
+	if a.Status == variants.StatusPartial {
+		partial = fmt.Sprintf("best-effort allocation: %d of the %d replicas the SLOs need", a.Replicas, a.Needed)
+	}
 	if o.Overloaded {
 		m = append(m, "overloaded: the simulated replicas do not keep up with the rate")
 	}
 	if t := w.SLO.TTFT; t > 0 && o.TTFTP99 > t {
 		why := "the model sizes the mean TTFT; the simulated P99 is its tail"
-		if o.TTFTMean > t {
+		switch {
+		case partial != "":
+			why = partial
+		case o.TTFTMean > t:
 			why = "even the simulated mean exceeds the target"
-		}
-		if model == nil {
-			why = "best-effort allocation below the SLO-meeting replicas"
 		}
 		m = append(m, fmt.Sprintf("TTFT p99 %.1f ms > %.0f ms (%s)", o.TTFTP99, t, why))
 	}
 	if t := w.SLO.ITL; t > 0 && o.ITLMean > t {
 		why := "prefill iterations interleaved with the decodes lengthen the simulated ITL"
-		if model == nil {
-			why = "best-effort allocation below the SLO-meeting replicas"
+		if partial != "" {
+			why = partial
 		}
 		m = append(m, fmt.Sprintf("ITL mean %.2f ms > %.0f ms (%s)", o.ITLMean, t, why))
 	}

@@ -114,6 +114,11 @@ func Optimize(cfg *Config, o Options) (*Result, error) {
 		}
 		limited(r, cfg)
 	}
+	for i := range r.Allocations {
+		if a := &r.Allocations[i]; a.Status == StatusPartial {
+			predictPartial(cfg, cfg.Workloads[i], a)
+		}
+	}
 	for _, a := range r.Allocations {
 		r.TotalCost += a.Cost
 		if a.Replicas > 0 {
@@ -248,4 +253,24 @@ func (a *Allocation) assign(c Candidate, replicas int) {
 		a.Note = fmt.Sprintf("best effort: %d of the %d replicas the SLOs need", replicas, c.Replicas)
 		a.Note += fmt.Sprintf("; %.4g req/s per replica against a max of %.4g", a.RateRPS/float64(replicas), c.Sizing.Rate)
 	}
+}
+
+// predictPartial sets a best-effort allocation's predicted metrics when its
+// rate per replica is still within the model's range (the SLOs are then
+// missed but the replicas keep up); beyond it the note says so.
+func predictPartial(cfg *Config, w Workload, a *Allocation) {
+	v := cfg.Variants[slices.IndexFunc(cfg.Variants, func(v Variant) bool { return v.Name == a.Variant })]
+	n, err := BatchSize(*v.Profile, w.OutTokens, w.MaxBatch)
+	if err != nil {
+		return
+	}
+	m, err := NewModel(*v.Profile, n, w.InTokens, w.OutTokens)
+	if err != nil {
+		return
+	}
+	if pm, err := m.Analyze(a.RateRPS / float64(a.Replicas)); err == nil {
+		a.Predicted = &pm
+		return
+	}
+	a.Note += fmt.Sprintf("; beyond a replica's capacity (%.4g req/s): saturated", m.MaxRate)
 }
