@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/variants"
 )
 
@@ -63,8 +63,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.bench, "bench", "", "benchmark CSV `FILE` (columns mm, hw, prec, bb, itl[, thp, dp, tp, in, prefill|ttft])")
 	fs.StringVar(&f.group, "group", "", "fit only this group `model/hw/prec/tpN` (default: every group)")
 	fs.BoolVar(&f.fromSim, "from-sim", false, "benchmark fleetsim's engine instead of reading a CSV")
-	fs.StringVar(&f.gpu, "gpu", "", "with --from-sim: catalog GPU `NAME` ("+strings.Join(pools.GPUNames(), ", ")+")")
-	fs.StringVar(&f.timing, "timing", pools.TimingPaper, "with --from-sim: timing preset (paper, kv)")
+	fs.StringVar(&f.gpu, "gpu", "", "with --from-sim: catalog GPU `NAME` ("+strings.Join(catalog.GPUNames(), ", ")+")")
+	fs.StringVar(&f.timing, "timing", catalog.TimingPaper, "with --from-sim: timing preset (paper, kv)")
 	fs.StringVar(&f.batches, "batches", "", "with --from-sim: batch sizes `LIST` (default 1,2,4,... up to min(64, slots))")
 	fs.IntVar(&f.maxCtx, "max-ctx", 1024, "with --from-sim: the instance's max context, tokens (sets its slots)")
 	fs.IntVar(&f.in, "in", 128, "with --from-sim: prompt tokens per request")
@@ -178,9 +178,9 @@ func fitBench(f fitFlags) ([]variants.Profile, [][]fitPoint, error) {
 
 func fitFromSim(f fitFlags) ([]variants.Profile, [][]fitPoint, error) {
 	if f.gpu == "" {
-		return nil, nil, badInput("--from-sim needs --gpu NAME (allowed: %s)", strings.Join(pools.GPUNames(), ", "))
+		return nil, nil, badInput("--from-sim needs --gpu NAME (allowed: %s)", strings.Join(catalog.GPUNames(), ", "))
 	}
-	g, err := pools.LookupGPU(f.gpu)
+	g, err := catalog.LookupGPU(f.gpu)
 	if err != nil {
 		return nil, nil, badInput("--gpu %q: %s", f.gpu, oneLine(err))
 	}
@@ -217,7 +217,7 @@ func fitFromSim(f fitFlags) ([]variants.Profile, [][]fitPoint, error) {
 	}
 	timing := f.timing
 	if timing == "" {
-		timing = pools.DefaultTiming
+		timing = catalog.DefaultTiming
 	}
 	p.Name = fmt.Sprintf("fleetsim/%s/%s", g.Name, timing)
 	p.Model, p.Accelerator = g.Description, g.Name

@@ -9,7 +9,7 @@ import (
 )
 
 // TestFitFromSim: `fit --from-sim` under the paper timing recovers the
-// catalog's constants (pools/gpu.go: a100 W = 8 ms, H = 0.65 ms; a10g 6 ms,
+// catalog's constants (pools/catalog/gpu.go: a100 W = 8 ms, H = 0.65 ms; a10g 6 ms,
 // 0.5 ms) to 1e-6 relative (issue 11), and writes a profile file and a plot.
 func TestFitFromSim(t *testing.T) {
 	dir := t.TempDir()

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/fleetsim/fleetsim/engine"
-	"github.com/fleetsim/fleetsim/workload"
 )
 
 // SimSweep is a benchmark of fleetsim's own engine: for each batch size b,
@@ -51,10 +50,8 @@ func RunSweep(cfg engine.Config, s SimSweep) ([]SimPoint, error) {
 		if err != nil {
 			return nil, err
 		}
-		reqs := make([]workload.Request, b)
-		for i := range reqs {
-			reqs[i] = workload.Request{ID: int64(i), InputTokens: s.In, OutputTokens: s.Out, MaxOutputTokens: s.Out}
-			if _, ok := e.Submit(&reqs[i], 0); !ok {
+		for i := range b {
+			if _, ok := e.Submit(engine.Job{In: s.In, Out: s.Out, Tag: i}, 0); !ok {
 				return nil, fmt.Errorf("batch %d: the engine refused a request of %d+%d tokens", b, s.In, s.Out)
 			}
 		}
