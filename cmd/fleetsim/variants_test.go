@@ -173,3 +173,36 @@ func TestSimulatePoolProfile(t *testing.T) {
 		t.Errorf("missing profile: exit %d, %q", code, errs)
 	}
 }
+
+// TestOptimizeProfileFile: a variant's profile_file is the file `fit --out`
+// writes, found relative to the variants file.
+func TestOptimizeProfileFile(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errs := runCLI(t, "fit", "--from-sim", "--gpu", "a100", "--out", filepath.Join(dir, "a100.json")); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, errs)
+	}
+	cfg := `variants:
+  - {name: v, model: llama-70b, accelerator: A100, unit_cost: 2.21, profile_file: a100.json%s}
+workloads:
+  - {name: w, model: llama-70b, rate_rpm: 600, in_tokens: 100, out_tokens: 64, slo: {ttft_ms: 2000, itl_ms: 60}, priority: 1}
+`
+	good := writeFile(t, dir, "good.yaml", strings.Replace(cfg, "%s", "", 1))
+	code, out, errs := runCLI(t, "optimize", "--config", good, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var r struct {
+		Allocations []struct {
+			Status   string  `json:"status"`
+			Replicas int     `json:"replicas"`
+			MaxRate  float64 `json:"max_rate_rps"`
+		} `json:"allocations"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Allocations) != 1 || r.Allocations[0].Status != "ok" || r.Allocations[0].MaxRate <= 0 {
+		t.Errorf("%v: %s", err, out)
+	}
+	bad := writeFile(t, dir, "bad.yaml", strings.Replace(cfg, "%s", ", profile_name: nope", 1))
+	if code, _, errs := runCLI(t, "optimize", "--config", bad); code != 2 || !strings.Contains(errs, `no profile named "nope"`) {
+		t.Errorf("unknown profile_name: exit %d, %q", code, errs)
+	}
+}

@@ -216,7 +216,7 @@ func (c *Config) check(needProfiles bool) error {
 			return bad(f+"unit_cost", v.UnitCost, "must be a finite number >= 0")
 		case v.MinReplicas < 0 || v.MinReplicas > MaxReplicasPerWorkload:
 			return bad(f+"min_replicas", v.MinReplicas, "must be 0 to %d", MaxReplicasPerWorkload)
-		case v.Profile != nil && v.ProfileFile != "":
+		case v.Profile != nil && v.ProfileFile != "" && !needProfiles: // (ResolveProfiles fills Profile from the file)
 			return bad(f+"profile_file", v.ProfileFile, "give an inline profile or a profile_file, not both")
 		case v.Profile == nil && v.ProfileFile == "":
 			return bad(f+"profile", "none", "a variant needs a profile (inline alpha_ms, beta_ms, ... or profile_file)")
