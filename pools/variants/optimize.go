@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // Candidate is one way to serve a workload: a variant with the replicas
@@ -171,22 +172,11 @@ func candidates(cfg *Config, w Workload, penalty float64) (Allocation, error) {
 	// Best value first; ties keep the file's order.
 	slices.SortStableFunc(a.Candidates, func(x, y Candidate) int { return cmp.Compare(x.Value, y.Value) })
 	if len(a.Candidates) == 0 {
-		a.Note = "no variant meets the SLOs: " + joinNotes(why)
+		a.Note = "no variant meets the SLOs: " + strings.Join(why, "; ")
 	} else {
 		a.Status = StatusUnallocated
 	}
 	return a, nil
-}
-
-func joinNotes(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += "; "
-		}
-		out += x
-	}
-	return out
 }
 
 // transition is the upstream's penalty for moving from allocation a to b:
