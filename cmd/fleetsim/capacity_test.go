@@ -140,3 +140,31 @@ func TestCapacitySimulate(t *testing.T) {
 		}
 	}
 }
+
+// TestCapacitySimulateAzureConv is issue 10's simulation check on the whole
+// conversation trace: at least three fleets around the latency plan, and
+// the fluid model below the simulated p99 at each of them (docs/capacity.md
+// §5: it underestimates by 4–12% at these loads).
+func TestCapacitySimulateAzureConv(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation of 19,366 requests on 3 fleets")
+	}
+	code, out, errs := runCLI(t, "capacity", "--trace", convTrace, "--latency-slo", "1s", "--simulate", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep capacityReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Simulation
+	if s == nil || len(s.Points) < 3 || s.PlanUnits != 24 {
+		t.Fatalf("simulation %+v", s)
+	}
+	for _, pt := range s.Points {
+		if !(pt.Under99 > 0.02 && pt.Under99 < 0.2) {
+			t.Errorf("%d instances: fluid p99 %.3f s, simulated %.3f s: underestimate %.1f%%, documented 4–12%%",
+				pt.Instances, pt.FluidP99S, pt.SimP99S, 100*pt.Under99)
+		}
+	}
+}
