@@ -86,6 +86,8 @@ func TestCapacityBadInput(t *testing.T) {
 		{[]string{"--trace", ok, "--trace-format", "generic", "--headroom", "-0.1"}, "--headroom"},
 		{[]string{"--trace", ok, "--trace-format", "generic", "--format", "xml"}, "--format"},
 		{[]string{"--trace", ok, "--trace-format", "generic", "--simulate", "--gpu", "tpu"}, "gpu"},
+		{[]string{"--trace", ok, "--trace-format", "generic", "--simulate", "--max-ctx", "100"}, "--max-ctx = 100"},
+		{[]string{"--trace", ok, "--trace-format", "generic", "--simulate", "--instances", "0"}, "--instances"},
 		{[]string{"--trace", ok, "--trace-format", "generic", "--latency-slo", "fast"}, "--latency-slo"},
 		{[]string{"--trace", filepath.Join(dir, "missing.csv")}, "missing.csv"},
 		{[]string{"--trace", ok, "--trace-format", "generic", "--plot-dir", plotDir}, "not a regular file"},

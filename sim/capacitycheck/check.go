@@ -68,22 +68,27 @@ func job(id int64, at float64, r capacity.Request) workload.Request {
 		Bytes: max(1, int(float64(in)*workload.Prose.BytesPerToken())), Category: workload.Prose}
 }
 
-// maxCtx returns o.MaxCtx or the smallest power of two >= every job's
-// L_in + L_out.
-func maxCtx(reqs []capacity.Request, o Options) int {
-	if o.MaxCtx > 0 {
-		return o.MaxCtx
-	}
+// maxCtx returns o.MaxCtx, or the smallest power of two >= every job's
+// L_in + L_out when it is 0; an o.MaxCtx shorter than the longest job is
+// an error (the check needs every request served).
+func maxCtx(reqs []capacity.Request, o Options) (int, error) {
 	longest := 2
 	for _, r := range reqs {
 		j := job(0, 0, r)
 		longest = max(longest, j.InputTokens+j.OutputTokens)
 	}
+	if o.MaxCtx > 0 {
+		if o.MaxCtx < longest {
+			return 0, &workload.FieldError{Field: "max_ctx", Value: o.MaxCtx,
+				Allowed: fmt.Sprintf("shorter than the longest request (%d tokens: input + output + thinking); every request must be served", longest)}
+		}
+		return o.MaxCtx, nil
+	}
 	c := 2
 	for c < longest {
 		c *= 2
 	}
-	return c
+	return c, nil
 }
 
 // e2eSink keeps each request's end-to-end latency by ID.
@@ -140,7 +145,10 @@ func Calibrate(reqs []capacity.Request, p capacity.Profile, o Options) (Calibrat
 	if _, err := g.Timing(o.Timing); err != nil {
 		return Calibration{}, &workload.FieldError{Field: "timing", Value: o.Timing, Allowed: "allowed: kv, paper"}
 	}
-	cal := Calibration{GPU: g.Name, Timing: o.Timing, MaxCtx: maxCtx(reqs, o)}
+	cal := Calibration{GPU: g.Name, Timing: o.Timing}
+	if cal.MaxCtx, err = maxCtx(reqs, o); err != nil {
+		return Calibration{}, err
+	}
 	if cal.Slots = g.Slots(cal.MaxCtx); cal.Slots < 1 {
 		return Calibration{}, &workload.FieldError{Field: "max_ctx", Value: cal.MaxCtx,
 			Allowed: fmt.Sprintf("exceeds the KV budget of one %s instance (%d tokens)", g.Name, g.KVBlocks*g.BlockTokens)}

@@ -70,7 +70,10 @@ func TestAround(t *testing.T) {
 func TestMaxCtx(t *testing.T) {
 	reqs := []capacity.Request{{Input: 1000, Output: 24, Thinking: 1}, {Input: 10, Cached: 5}}
 	// 1000 + 25 = 1025 tokens: the next power of two is 2048.
-	if got := maxCtx(reqs, Options{}); got != 2048 {
-		t.Errorf("maxCtx = %d, want 2048", got)
+	if got, err := maxCtx(reqs, Options{}); got != 2048 || err != nil {
+		t.Errorf("maxCtx = %d, %v; want 2048", got, err)
+	}
+	if _, err := maxCtx(reqs, Options{MaxCtx: 1024}); err == nil {
+		t.Error("max context 1024 < 1025 accepted")
 	}
 }
