@@ -102,6 +102,10 @@ func ParseProfile(name string, data []byte) (Profile, error) {
 		}
 		return Profile{}, fmt.Errorf("profile %q: %s", name, oneLineErr(err))
 	}
+	var extra any
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return Profile{}, &workload.FieldError{Field: "profile", Value: name, Allowed: "one YAML document (a profile file holds one profile)"}
+	}
 	p := Profile{
 		Name: f.Name, Description: f.Description, Unit: f.Unit, Source: f.Source,
 		Weights: defaultWeights, Increment: 1, Minimum: 1,

@@ -31,6 +31,7 @@ func TestParseProfile(t *testing.T) {
 		{"tau: 1\nlong_context: {input: 2}", "long_context.threshold"},
 		{"tau: 1\nlong_context: {threshold: 10}", "long_context"},
 		{"tau: 1\nlong_context: {threshold: -1, input: 2}", "long_context.threshold"},
+		{"tau: 1\n---\ntau: 2\n", "profile"},
 	} {
 		_, err := ParseProfile("x", []byte(c.yaml))
 		var fe *workload.FieldError
