@@ -187,6 +187,22 @@ func traceReader(path, format string, r io.Reader) TraceReader {
 	return NewAzureReader(path, r)
 }
 
+// openTrace opens the trace path (StdinName: standard input) and returns a
+// reader of its format, reading through the input limits
+// (MaxTraceLineBytes for CSV lines, maxJSONLLine for JSONL lines,
+// MaxTraceBytes in all).
+func openTrace(path, format string) (io.Closer, TraceReader, error) {
+	f, err := openInput(path)
+	if err != nil {
+		return nil, nil, traceErr(path, 0, "", "", "cannot open: %v", err)
+	}
+	maxLine := int64(MaxTraceLineBytes)
+	if format != TraceAzure && !(format == TraceGeneric && strings.EqualFold(filepath.Ext(path), ".csv")) {
+		maxLine = 0 // JSONL: the scanner's own limit, maxJSONLLine
+	}
+	return f, traceReader(path, format, newLimitReader(f, path, maxLine, MaxTraceBytes)), nil
+}
+
 // newTraceSource reads the rows the run uses (the first s.Requests) in one
 // pass, checking each, so a bad row fails here, before a run starts; the
 // file is never opened twice, so standard input (StdinName, /dev/stdin) and
@@ -201,16 +217,11 @@ func newTraceSource(s Spec, seed uint64) (*traceSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := openInput(s.Trace)
+	f, rd, err := openTrace(s.Trace, format)
 	if err != nil {
-		return nil, traceErr(s.Trace, 0, "", "", "cannot open: %v", err)
+		return nil, err
 	}
 	defer f.Close()
-	maxLine := int64(MaxTraceLineBytes)
-	if format != TraceAzure && !(format == TraceGeneric && strings.EqualFold(filepath.Ext(s.Trace), ".csv")) {
-		maxLine = 0 // JSONL: the scanner's own limit, maxJSONLLine
-	}
-	rd := traceReader(s.Trace, format, newLimitReader(f, s.Trace, maxLine, MaxTraceBytes))
 	src := &traceSource{path: s.Trace, format: format, mix: mix}
 	var first, last float64
 	for len(src.rows) < s.Requests {

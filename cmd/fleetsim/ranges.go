@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
@@ -19,7 +19,7 @@ const (
 	maxSLOS  = sim.MaxSLOS
 	maxGamma = router.MaxGamma
 	minRate  = workload.MinRate
-	maxRate  = pools.MaxRate
+	maxRate  = fleetopt.MaxRate
 )
 
 // rangeCheck is one flag's value against [lo, hi] (lo excluded when

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
@@ -90,7 +90,7 @@ func decodeScenario(path string, data []byte, cfg *sim.Config) (scenarioKeys, er
 	if keys.trace && w.Trace != "" && w.Trace != workload.StdinName && !filepath.IsAbs(w.Trace) {
 		w.Trace = filepath.Join(dir, w.Trace)
 	}
-	return keys, nil
+	return keys, loadPoolProfiles(path, dir, cfg) // pools/variants profiles (poolprofile.go)
 }
 
 // oneLine joins a multi-line error message into one line of valid UTF-8.
@@ -111,7 +111,7 @@ type planRouter struct {
 	pc     float64 // C&R success probability
 }
 
-// planHeader is the part of a plan file (pools.Plan) that describes the
+// planHeader is the part of a plan file (fleetopt.Plan) that describes the
 // workload the plan was sized for.
 type planHeader struct {
 	Workload      string  `json:"workload"`       // CDF name or file
@@ -135,7 +135,7 @@ func applyPlan(path, method string, ownWorkload bool, cfg *sim.Config) (planRout
 	if err != nil {
 		return planRouter{}, keys, err
 	}
-	m, err := pools.ReadPlanMethod(bytes.NewReader(data), method)
+	m, err := fleetopt.ReadPlanMethod(bytes.NewReader(data), method)
 	if err != nil {
 		msg := strings.TrimPrefix(oneLine(err), "plan: ")
 		if strings.HasSuffix(msg, "; name one") {
