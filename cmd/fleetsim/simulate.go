@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -352,7 +353,14 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		parquet *export.ParquetSink
 	)
 	if !f.noParquet {
-		parquet, err = export.NewParquetSink(filepath.Join(f.out, requestsFile))
+		scen, jerr := json.Marshal(cfg)
+		if jerr != nil {
+			return jerr
+		}
+		parquet, err = export.NewParquetSinkInfo(filepath.Join(f.out, requestsFile), export.FileInfo{
+			Version: version,
+			Meta:    map[string]string{export.MetaSeed: strconv.FormatUint(cfg.Seed, 10), export.MetaScenario: string(scen)},
+		})
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package export
 import (
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
@@ -153,22 +154,61 @@ type ParquetSink struct {
 	err   error
 }
 
-// CreatedBy is the application recorded in the Parquet footer. It carries
-// no build information, so the same run gives byte-identical files.
-const CreatedBy = "fleetsim"
+// Application is the application recorded in the Parquet footer's
+// created_by, followed by " version " and FileInfo.Version. The footer holds
+// no build or time information, so the same run gives byte-identical files.
+const Application = "fleetsim"
 
-// NewParquetSink starts a Parquet file at path (its directory must exist).
-// Nothing is visible at path until Close.
+// Key-value metadata keys of requests.parquet (FileInfo.Meta may add
+// others). A reader recovers the run from them: the effective scenario (as
+// JSON, the config of summary.json), its seed and the fleetsim version.
+const (
+	MetaVersion  = "fleetsim.version"
+	MetaSeed     = "fleetsim.seed"
+	MetaScenario = "fleetsim.scenario"
+)
+
+// FileInfo identifies the run that writes a Parquet file.
+type FileInfo struct {
+	Version string            // fleetsim version: created_by and MetaVersion
+	Meta    map[string]string // more key-value metadata (MetaSeed, MetaScenario, ...)
+}
+
+// createdBy sets the footer's created_by exactly ("APP version V", the
+// Parquet convention without a build part).
+type createdBy string
+
+func (c createdBy) ConfigureWriter(cfg *parquet.WriterConfig) { cfg.CreatedBy = string(c) }
+
+// NewParquetSink starts a Parquet file at path (its directory must exist)
+// with no run information (created_by "fleetsim"). Nothing is visible at
+// path until Close.
 func NewParquetSink(path string) (*ParquetSink, error) {
+	return NewParquetSinkInfo(path, FileInfo{})
+}
+
+// NewParquetSinkInfo is NewParquetSink recording info in the footer:
+// created_by "fleetsim version VERSION" and the key-value metadata
+// (MetaVersion and info.Meta), written in key order.
+func NewParquetSinkInfo(path string, info FileInfo) (*ParquetSink, error) {
 	f, err := createAtomic(path)
 	if err != nil {
 		return nil, err
 	}
-	w := parquet.NewGenericWriter[Row](f,
+	by := Application
+	opts := []parquet.WriterOption{
 		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
-		parquet.CreatedBy(CreatedBy, "", ""),
-	)
+	}
+	if info.Version != "" {
+		by += " version " + info.Version
+		opts = append(opts, parquet.KeyValueMetadata(MetaVersion, info.Version))
+	}
+	opts = append(opts, createdBy(by))
+	for k, v := range info.Meta {
+		opts = append(opts, parquet.KeyValueMetadata(k, v))
+	}
+	w := parquet.NewGenericWriter[Row](f, opts...)
 	return &ParquetSink{
 		f: f, w: w,
 		batch: make([]rowBuf, batchRows),
@@ -255,4 +295,28 @@ func ReadParquet(path string) ([]sim.Record, error) {
 		recs[i] = rows[i].Record()
 	}
 	return recs, nil
+}
+
+// ReadFileInfo returns a Parquet file's created_by and its key-value
+// metadata.
+func ReadFileInfo(path string) (createdBy string, meta map[string]string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", nil, err
+	}
+	pf, err := parquet.OpenFile(f, fi.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return "", nil, err
+	}
+	md := pf.Metadata()
+	meta = make(map[string]string, len(md.KeyValueMetadata))
+	for _, kv := range md.KeyValueMetadata {
+		meta[kv.Key] = kv.Value
+	}
+	return md.CreatedBy, meta, nil
 }
