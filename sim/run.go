@@ -672,6 +672,7 @@ func (f *fleet) summary() *Summary {
 		WarmupRequests: min(f.nWarm, f.arrived),
 		WindowStartS:   f.t0,
 		WindowEndS:     f.t1,
+		Percentiles:    Percentiles,
 	}
 	gpus, capacity := 0, 0
 	for _, p := range f.pools {
