@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -100,7 +101,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	sloS := fs.String("slo-ttft-p99", "0", "P99 TTFT target (500ms, 0.5s, or seconds); 0 = none: size by --rho-max only")
 	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): "+strings.Join(catalog.GPUNames(), ", "))
 	gpuLong := fs.String("gpu-long", "", "GPU profile of the long and homogeneous pools (default: --gpu)")
-	bShort := fs.Int("b-short", 0, "short-pool boundary and max context B_short, tokens (needed by pr, retrofit)")
+	bShort := fs.Int("b-short", 0, "short-pool boundary and max context B_short, tokens, of pr and retrofit (default: the B FleetOpt's sweep picks, noted on stderr)")
 	gamma := fs.Float64("gamma", 1.5, fmt.Sprintf("C&R bandwidth γ of retrofit, in [1, %d]; the borderline band is (B, γB]", maxGamma))
 	pc := fs.Float64("p-c", fleetopt.DefaultPC, "compressibility p_c: share of borderline requests C&R compresses, in [0, 1]")
 	rhoMax := fs.Float64("rho-max", queueing.DefaultRhoMax, "utilization cap ρ_max, in (0, 1)")
@@ -189,16 +190,12 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 			return badInput("--method %q: allowed: homo, pr, retrofit, fleetopt, all (comma-separated)", m)
 		}
 	}
-	if *bShort == 0 {
-		var need []string
-		for _, m := range methods {
-			if m == fleetopt.MethodPR || m == fleetopt.MethodRetrofit || (m == fleetopt.MethodFleetOpt && *fixB) {
-				need = append(need, m)
-			}
+	needB := false // pr or retrofit without --b-short: FleetOpt's B is used
+	if *bShort == 0 && !*pareto {
+		if *fixB {
+			return badInput("--fix-b: needs --b-short (the boundary to keep; without --fix-b FleetOpt sweeps B)")
 		}
-		if len(need) > 0 && !*pareto {
-			return badInput("--b-short: required by method %s (a token boundary such as 4096)", strings.Join(need, ", "))
-		}
+		needB = slices.Contains(methods, fleetopt.MethodPR) || slices.Contains(methods, fleetopt.MethodRetrofit)
 	}
 	cdf, err := workload.LoadCDF(*wl)
 	if err != nil {
@@ -225,6 +222,11 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	pl, err := fleetopt.NewPlanner(cal, cfg)
 	if err != nil {
 		return badInput("%s", flagNames(oneLine(err)))
+	}
+	if needB {
+		if pl, err = withFleetOptB(pl, cal, cfg, stderr); err != nil {
+			return badInput("%s", flagNames(oneLine(err)))
+		}
 	}
 	var doc any
 	var table func(io.Writer) error
