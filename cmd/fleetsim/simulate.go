@@ -370,7 +370,11 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 
 	opts := sim.Options{Stop: intr.stopped}
 	if isTerminal(stderr) {
-		bar := newProgressBar(stderr, int64(cfg.Workload.Requests))
+		total := int64(cfg.Workload.Requests)
+		if sz, ok := src.(workload.Sized); ok {
+			total = sz.Len()
+		}
+		bar := newProgressBar(stderr, total)
 		opts.Progress = bar.update
 		defer bar.done()
 	}
