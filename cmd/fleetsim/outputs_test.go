@@ -85,11 +85,8 @@ func TestOutputsReplaceOnlyRegularFiles(t *testing.T) {
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the symlink was replaced: %v, %v", fi, err)
 	}
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") {
-			t.Errorf("temporary file %s left behind", e.Name())
-		}
+	if left := tempFiles(dir); len(left) > 0 {
+		t.Errorf("temporary files %v left behind", left)
 	}
 }
 

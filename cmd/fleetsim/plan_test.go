@@ -369,11 +369,8 @@ func TestPlanOut(t *testing.T) {
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
 		t.Errorf("--out file mode: %v, %v; want 0644", fi, err)
 	}
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".tmp") {
-			t.Errorf("temporary file %s left behind", e.Name())
-		}
+	if left := tempFiles(dir); len(left) > 0 {
+		t.Errorf("temporary files %v left behind", left)
 	}
 }
 
