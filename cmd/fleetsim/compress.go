@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -107,7 +106,5 @@ func runCompress(args []string, stdout, stderr io.Writer) error {
 	if res.OriginalTokens > 0 {
 		rep.Reduction = 1 - float64(res.Tokens)/float64(res.OriginalTokens)
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return writeJSON(stdout, rep)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -245,9 +244,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	write := func(w io.Writer) error {
 		if *format == "json" {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(doc)
+			return writeJSON(w, doc)
 		}
 		return table(w)
 	}
@@ -511,9 +508,7 @@ func runMemory(a memoryArgs, stdout io.Writer) error {
 	}
 	write := func(w io.Writer) error {
 		if a.format == "json" {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(rep)
+			return writeJSON(w, rep)
 		}
 		fmt.Fprintf(w, "model %s: %d layers, %d KV heads, d_head %d, %g-byte KV: %.0f bytes/token (%.0f per GPU at TP %d)\n",
 			m.Name, m.Layers, m.KVHeads, m.HeadDim, m.KVBytes, rep.KVBytesPerToken, rep.KVBytesPerToken/float64(d.TP), d.TP)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -157,16 +156,23 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 		return badInput("%s", flagNames(msg))
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return writeJSON(stdout, v)
 	}
 	return writeValidation(stdout, v)
 }
 
 // pctDiff returns 100·(sim − ana)/ana, or "—" when ana is 0.
+// fmtNum formats x, or "-" when it is NaN or infinite (a measurement
+// without data: a pool nothing completed in).
+func fmtNum(format string, x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "-"
+	}
+	return fmt.Sprintf(format, x)
+}
+
 func pctDiff(sim, ana float64) string {
-	if ana == 0 || math.IsNaN(ana) || math.IsInf(ana, 0) {
+	if ana == 0 || math.IsNaN(ana) || math.IsInf(ana, 0) || math.IsNaN(sim) || math.IsInf(sim, 0) {
 		return "—"
 	}
 	return fmt.Sprintf("%+.1f%%", 100*(sim-ana)/ana)
@@ -198,10 +204,10 @@ func writeValidation(w io.Writer, v *experiments.Validation) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "pool\tgpu\tmax_ctx\tGPUs\tmeasured\tutil ana\tutil sim\tdiff\tutil self\tGPUs self (est.)\tP99 TTFT ana s\tP99 TTFT sim s\tdiff\tP99 wait ana s\tP99 wait sim s\tdiff s\trejected\toverloaded\t")
 	for _, p := range v.Pools {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.3f\t%.3f\t%s\t%.3f\t%d\t%.3f\t%.3f\t%s\t%.4f\t%.4f\t%+.4f\t%d\t%v\t\n",
-			p.Name, p.GPU, p.MaxCtx, p.GPUs, p.Measured, p.UtilAna, p.UtilSim, pctDiff(p.UtilSim, p.UtilAna), p.UtilSelf, p.GPUsSelf,
-			p.P99TTFTAnaS, p.P99TTFTSimS, pctDiff(p.P99TTFTSimS, p.P99TTFTAnaS),
-			p.P99WaitAnaS, p.P99WaitSimS, p.P99WaitSimS-p.P99WaitAnaS, p.Rejected, p.Overloaded)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.3f\t%s\t%s\t%.3f\t%d\t%.3f\t%s\t%s\t%.4f\t%s\t%s\t%d\t%v\t\n",
+			p.Name, p.GPU, p.MaxCtx, p.GPUs, p.Measured, p.UtilAna, fmtNum("%.3f", p.UtilSim), pctDiff(p.UtilSim, p.UtilAna), p.UtilSelf, p.GPUsSelf,
+			p.P99TTFTAnaS, fmtNum("%.3f", p.P99TTFTSimS), pctDiff(p.P99TTFTSimS, p.P99TTFTAnaS),
+			p.P99WaitAnaS, fmtNum("%.4f", p.P99WaitSimS), fmtNum("%+.4f", p.P99WaitSimS-p.P99WaitAnaS), p.Rejected, p.Overloaded)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
