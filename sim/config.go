@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fleetsim/fleetsim/engine"
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/workload"
@@ -125,6 +126,11 @@ type ValidationError = workload.FieldError
 // MaxInstances bounds the instances of a fleet (all pools together), so a
 // typo in a count ends in a clear error rather than in running out of memory.
 const MaxInstances = 1_000_000
+
+// MaxArrivalS is the latest arrival time a run accepts, seconds:
+// engine.MaxArrival, 2^62 ps (about 53 days). Engines count time in whole
+// picoseconds (docs/model.md, "Time"); a later arrival fails the run.
+const MaxArrivalS = float64(engine.MaxArrival) / 1e12
 
 func bad(field string, value any, allowed string, args ...any) error {
 	return &ValidationError{Field: field, Value: value, Allowed: fmt.Sprintf(allowed, args...)}
