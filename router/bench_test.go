@@ -21,7 +21,7 @@ func benchRequests(b *testing.B, lo, hi int, cats []workload.Category) []workloa
 
 func benchRoute(b *testing.B, kind string, reqs []workload.Request) {
 	loads := []Load{{Queued: 3}, {Queued: 1}}
-	rt := mustNew(b, Config{Kind: kind, SpillQueuePerGPU: 2}, twoPools, 1)
+	rt := mustNew(b, Config{Kind: kind, PC: DefaultPC, SpillQueuePerGPU: 2}, twoPools, 1)
 	b.ReportAllocs()
 	i := 0
 	cpu0 := cpuSeconds()

@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
+	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -274,7 +275,7 @@ var routerFields = []routerField{
 	{"gamma", "router.gamma", []string{sim.RouterCR},
 		func(r sim.RouterConfig) (any, bool) { return r.Gamma, r.Gamma != 0 }},
 	{"p-c", "router.p_c", []string{sim.RouterCR},
-		func(r sim.RouterConfig) (any, bool) { return r.PC, r.PC != 0 }},
+		func(r sim.RouterConfig) (any, bool) { return r.PC, r.PC != router.DefaultPC }}, // set: not the default of sim.Defaults
 	{"spill-queue-per-gpu", "router.spill_queue_per_gpu", []string{sim.RouterSpillover, sim.RouterCR},
 		func(r sim.RouterConfig) (any, bool) { return r.SpillQueuePerGPU, r.SpillQueuePerGPU != 0 }},
 	{"ema-decay", "router.ema_decay", []string{sim.RouterTokenBudget, sim.RouterSpillover, sim.RouterCR},
