@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/router"
