@@ -161,26 +161,8 @@ func (c Config) Validate(pools []Pool) error {
 	if c.BShort <= 0 || c.BShort > pools[0].MaxContext {
 		return fmt.Errorf("router: b_short = %d: must be in [1, %d] (the smallest pool's max context)", c.BShort, pools[0].MaxContext)
 	}
-	if !(c.Gamma >= 1) || math.IsInf(c.Gamma, 0) {
-		return fmt.Errorf("router: gamma = %g: must be >= 1 (the C&R band is (b_short, gamma*b_short])", c.Gamma)
-	}
-	if !(c.PC >= 0 && c.PC <= 1) {
-		return fmt.Errorf("router: p_c = %g: must be in [0, 1]", c.PC)
-	}
-	if !(c.SpillQueuePerGPU >= 0) || math.IsInf(c.SpillQueuePerGPU, 0) {
-		return fmt.Errorf("router: spill_queue_per_gpu = %g: must be a finite number >= 0", c.SpillQueuePerGPU)
-	}
-	if !(c.SpillKVOccupancy >= 0 && c.SpillKVOccupancy <= 1) {
-		return fmt.Errorf("router: spill_kv_occupancy = %g: must be in [0, 1] (0: off)", c.SpillKVOccupancy)
-	}
-	if !(c.EMADecay > 0 && c.EMADecay < 1) {
-		return fmt.Errorf("router: ema_decay = %g: must be in (0, 1)", c.EMADecay)
-	}
-	if math.IsNaN(c.SigmaWeight) || math.IsInf(c.SigmaWeight, 0) {
-		return fmt.Errorf("router: sigma_weight = %g: must be a finite number", c.SigmaWeight)
-	}
-	if !(c.ColdStart > 0) || math.IsInf(c.ColdStart, 0) {
-		return fmt.Errorf("router: cold_start = %g: must be a finite bytes/token ratio > 0", c.ColdStart)
+	if err := c.checkValues(); err != nil {
+		return err
 	}
 	if c.MinObservations < 1 {
 		return fmt.Errorf("router: min_observations = %d: must be >= 1", c.MinObservations)
