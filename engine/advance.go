@@ -18,10 +18,15 @@ type run struct {
 	d        float64 // growth of the duration per iteration, ps
 }
 
-// startOf returns the start of the run's j-th iteration.
+// startOf returns the start of the run's j-th iteration (Never when that
+// lies beyond the range of Time: only for runs far past MaxArrival).
 func (r *run) startOf(j int) Time {
 	x := float64(j)
-	return r.anchorT + Time(math.Round(x*r.a+r.d*(x*(x-1)/2)))
+	off := math.Round(x*r.a + r.d*(x*(x-1)/2))
+	if off >= float64(Never-r.anchorT) {
+		return Never
+	}
+	return r.anchorT + Time(off)
 }
 
 // --- private queue ---
@@ -359,6 +364,9 @@ func (e *Engine) NextEvent() Time {
 	}
 	k, exhaust := e.horizon()
 	start := e.run.startOf(e.it - e.run.anchorIt + k)
+	if start > Never-maxIterationPS { // beyond the range of Time
+		return Never
+	}
 	if exhaust {
 		return start + e.wps
 	}

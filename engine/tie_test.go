@@ -29,3 +29,30 @@ func TestArrivalAtIterationStartIsAdmitted(t *testing.T) {
 		t.Fatalf("%d results", len(out))
 	}
 }
+
+// TestBeyondTimeRange: a run whose iterations would end past the range of
+// Time (2^63 ps, about 106 days) saturates at Never instead of wrapping
+// around: one request of 10^6 output tokens at 100 s per iteration would
+// finish after 10^8 s. AdvanceTo(Never) returns and NextEvent stays >= Now.
+func TestBeyondTimeRange(t *testing.T) {
+	e, err := New(Config{MaxSeqs: 1, KVBlocks: 70_000, BlockTokens: 16, ChunkTokens: 512, MaxModelLen: 1_100_000,
+		Timing: Timing{W: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Submit(Job{In: 1, Out: 1_000_000}, 0)
+	if ne := e.NextEvent(); ne <= 0 {
+		t.Fatalf("NextEvent %v", ne)
+	}
+	out := e.AdvanceTo(Seconds(1e6), nil)
+	if ne := e.NextEvent(); ne < e.Now() {
+		t.Errorf("NextEvent %v before Now %v", ne, e.Now())
+	}
+	out = e.AdvanceTo(Never, out)
+	if len(out) != 0 {
+		t.Errorf("results %+v: the request cannot finish inside the range", out)
+	}
+	if ne := e.NextEvent(); ne != Never {
+		t.Errorf("NextEvent %v, want Never", ne)
+	}
+}

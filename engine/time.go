@@ -27,6 +27,9 @@ const MaxArrival Time = 1 << 62
 // whole KV cache held, every slot prefilling a full chunk) exceeds it.
 const MaxIterationS = 1e3
 
+// maxIterationPS is MaxIterationS in picoseconds.
+const maxIterationPS = Time(MaxIterationS) * Second
+
 // Seconds converts s seconds to the nearest picosecond. Values beyond the
 // range (and +Inf) saturate to Never, below it to -Never; NaN gives 0.
 func Seconds(s float64) Time {
