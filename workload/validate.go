@@ -33,7 +33,8 @@ func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 // Ranges of a Spec's numbers (docs/cli.md, "Numeric ranges").
 const (
 	// MinRate is the lowest arrival rate, requests/s (one request every
-	// 11.6 days); a CDF workload also needs Requests/Rate <= MaxTraceSpanS.
+	// 11.6 days). A simulated CDF workload needs more: its arrivals must
+	// fit the simulator's time range (sim.MinRate).
 	MinRate = 1e-6
 	// MaxRate is the highest arrival rate, requests/s (the planner's bound).
 	MaxRate = 1e9
@@ -100,12 +101,6 @@ func (s Spec) Validate() error {
 			return fieldErr("rate", s.Rate, "must be 0 (the trace's own rate) or in [%g, %g] requests/s", MinRate, MaxRate)
 		}
 		return fieldErr("rate", s.Rate, "must be in [%g, %g] requests/s", MinRate, MaxRate)
-	}
-	if low := s.minRate(); s.Rate > 0 && s.Rate < low {
-		// Beyond 10^9 s float64 seconds lose the resolution iteration
-		// times need (ulp(10^9) = 1.2e-7 s).
-		return fieldErr("rate", s.Rate, "must be >= %g requests/s for %d requests (the lower bound is max(%g, requests / %g): a run may span at most %g s)",
-			low, s.Requests, MinRate, float64(MaxTraceSpanS), float64(MaxTraceSpanS))
 	}
 	switch s.Arrival {
 	case "", ArrivalPoisson:
@@ -242,16 +237,6 @@ func traceFormat(path, format string) (string, error) {
 		return TraceMooncake, nil
 	}
 	return "", fieldErr("trace", path, "cannot tell the trace format from the extension (want .csv for azure, .jsonl for mooncake, or set trace_format)")
-}
-
-// minRate is the lowest rate s allows, requests/s: MinRate, and for a CDF
-// workload Requests/MaxTraceSpanS (so that the run spans at most
-// MaxTraceSpanS; a rescaled trace's span is checked when it is read).
-func (s Spec) minRate() float64 {
-	if s.Trace != "" {
-		return MinRate
-	}
-	return math.Max(MinRate, float64(s.Requests)/MaxTraceSpanS)
 }
 
 // checkApplies reports a parameter set for a model s does not select.

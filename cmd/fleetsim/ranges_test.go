@@ -1,10 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/sim/export"
 )
 
@@ -46,19 +49,25 @@ func TestNumericRanges(t *testing.T) {
 	}
 }
 
-// TestTinyRates is issue 7 bug 10: a rate so low that the run would span
-// more than 10^9 s (where float64 seconds lose the resolution iteration
-// times need) is refused with exit 2 and the lower bound; at the lowest rate allowed
-// the run is exact: every request is alone, so its TTFT is the same as at a
-// rate 100 times higher. Before the fix --rate
-// 1e-12 exited 1 ("engine did not progress").
+// TestTinyRates is issue 7 bug 10: a rate so low that the arrivals would
+// pass the engines' time range (2^62 ps, about 53 days) is refused with exit
+// 2 and the lower bound; near the lowest rate allowed the run is exact:
+// a request alone on its GPU has the same TTFT as at a rate 10 times
+// higher. Before the fix --rate 1e-12 exited 1 ("engine did not
+// progress").
 func TestTinyRates(t *testing.T) {
 	for _, r := range []string{"1e-12", "1e-11", "5e-324"} {
 		args := []string{"simulate", "--rate", r, "--out", filepath.Join(t.TempDir(), "o")}
 		code, _, errs := runCLI(t, args...)
-		oneErrLine(t, args, code, errs, "must be >= 0.0001")
+		// sim.MinRate(100000) = (100000 + 10·√100000 + 50)/MaxArrivalS
+		// = 103212/4.6117e6 = 0.0224 (hand computation).
+		oneErrLine(t, args, code, errs, "at least 0.0224 requests/s for 100000 requests")
 	}
-	ttfts := func(rate string) map[int64]float64 {
+	// isolated returns the TTFT of every request that had the GPU to
+	// itself: the previous request finished before it arrived and it
+	// finished before the next arrived. Such a TTFT is its prefill time
+	// alone, whatever the arrival time.
+	isolated := func(rate string) map[int64]float64 {
 		out := filepath.Join(t.TempDir(), "o")
 		code, _, errs := runCLI(t, "simulate", "--rate", rate, "--requests", "1000", "--warmup", "0",
 			"--pool", "x:a100:1:65536", "--out", out)
@@ -69,22 +78,30 @@ func TestTinyRates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		slices.SortFunc(recs, func(a, b sim.Record) int { return cmp.Compare(a.ID, b.ID) }) // ids are in arrival order
 		m := map[int64]float64{}
-		for _, r := range recs {
-			m[r.ID] = r.TTFTS
+		for i, r := range recs {
+			if (i == 0 || recs[i-1].FinishS < r.ArrivalS) && (i == len(recs)-1 || r.FinishS < recs[i+1].ArrivalS) {
+				m[r.ID] = r.TTFTS
+			}
 		}
 		return m
 	}
-	// 1,000 requests at 1e-6 req/s (the lowest rate) span about 10^9 s,
-	// the bound; at 1e-4 req/s (a request every 10^4 s) they are as
-	// isolated: each finds the GPU idle, so its TTFT is its prefill alone.
-	low, mid := ttfts("1e-6"), ttfts("1e-4")
-	worst := 0.0
+	// 1,000 requests at 3e-4 req/s, just above sim.MinRate(1000) =
+	// 1366/4.6117e6 = 2.96e-4, span about 3.3e6 s, near the end of the
+	// engines' range; at 3e-3 req/s they span 3.3e5 s.
+	low, mid := isolated("3e-4"), isolated("3e-3")
+	worst, both := 0.0, 0
 	for id, x := range mid {
-		worst = math.Max(worst, math.Abs(low[id]-x))
+		if y, ok := low[id]; ok {
+			both++
+			worst = math.Max(worst, math.Abs(y-x))
+		}
 	}
-	// ulp(10^9 s) = 1.2e-7 s; arrival, admission and first token each round once.
-	if worst > 1e-6 {
-		t.Errorf("TTFT at 1e-6 req/s differs from 1e-4 req/s by up to %.3g s; want <= 1e-6 s", worst)
+	if both < 900 {
+		t.Fatalf("only %d requests isolated at both rates; want most of the 1,000", both)
+	}
+	if worst > 1e-9 {
+		t.Errorf("TTFT of %d isolated requests at 3e-4 req/s differs from 3e-3 req/s by up to %.3g s; want <= 1e-9 s", both, worst)
 	}
 }
