@@ -31,6 +31,12 @@ func TestNumericRanges(t *testing.T) {
 		{[]string{"plan", "--memory", "--act-gb", "1e308"}, "--act-gb"},
 		{[]string{"plan", "--memory", "--tp", "9223372036854775807"}, "--tp"},
 		{[]string{"plan", "--slo-ttft-p99", "1e308", "--method", "homo"}, "--slo-ttft-p99"},
+		// A models file's fields: before, 2^63-1 layers printed 3.8e22 bytes/token
+		// and 0 blocks, kv_bytes 1e308 printed +Inf bytes/token (exit 0).
+		{[]string{"plan", "--memory", "--model", "huge", "--models",
+			scen("m1.json", `[{"name":"huge","layers":9223372036854775807,"kv_heads":8,"head_dim":128,"kv_bytes":2,"weight_bytes":1e9}]`)}, "layers"},
+		{[]string{"plan", "--memory", "--model", "huge", "--models",
+			scen("m2.json", `[{"name":"huge","layers":80,"kv_heads":8,"head_dim":128,"kv_bytes":1e308,"weight_bytes":1e9}]`)}, "kv_bytes"},
 		{[]string{"plan", "--estimate-noise", "1e308", "--method", "homo"}, "--estimate-noise"},
 		{[]string{"validate", "--gamma", "1e16", "--method", "retrofit"}, "--gamma"},
 		{[]string{"validate", "--rate", "1e-300"}, "--rate"},
