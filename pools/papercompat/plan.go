@@ -37,6 +37,7 @@ func Plan(cfg Config, methods []string) (pools.Plan, error) {
 		switch m {
 		case pools.MethodHomo:
 			mp.Alpha, mp.AlphaPrime = 1, 1
+			mp.Corrected = cfg.Rate / homo.MuGPU
 			mp.Pools = []pools.PoolPlan{poolPlan("homogeneous", cfg.LongGPU, cfg.LongCtx, 0, cfg.LongCtx, homo, cfg.RhoMax)}
 		case pools.MethodPR, pools.MethodRetrofit, pools.MethodFleetOpt:
 			var c Cell

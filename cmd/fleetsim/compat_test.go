@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestPlanCompatPapers: `plan --compat papers` prints FleetOpt Table 3's
+// fleets exactly (arXiv 2603.16514 Table 3, Azure: PR 43 + 131, PR + C&R
+// 47 + 45, FleetOpt γ* 2.0 48 + 2, homogeneous 284) and §7.4's P99 TTFTs
+// (20 / 80 ms within 0.5 ms).
+func TestPlanCompatPapers(t *testing.T) {
+	code, out, errs := runCLI(t, "plan", "--compat", "papers", "--workload", "azure", "--b-short", "4096", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Calibration string `json:"calibration"`
+		Methods     []struct {
+			Method string  `json:"method"`
+			Gamma  float64 `json:"gamma"`
+			Total  int     `json:"total_gpus"`
+			Pools  []struct {
+				GPUs int     `json:"gpus"`
+				TTFT float64 `json:"p99_ttft_s"`
+			} `json:"pools"`
+		} `json:"methods"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Calibration != "papers" || len(doc.Methods) != 4 {
+		t.Fatalf("calibration %q, %d methods", doc.Calibration, len(doc.Methods))
+	}
+	want := [][]int{{284}, {43, 131}, {47, 45}, {48, 2}}
+	for i, m := range doc.Methods {
+		var got []int
+		for _, p := range m.Pools {
+			got = append(got, p.GPUs)
+		}
+		if len(got) != len(want[i]) || got[0] != want[i][0] || (len(got) > 1 && got[1] != want[i][1]) {
+			t.Errorf("%s: %v, paper %v", m.Method, got, want[i])
+		}
+	}
+	if g := doc.Methods[3].Gamma; g != 2 {
+		t.Errorf("γ* %v, paper 2.0", g)
+	}
+	if s, l := 1000*doc.Methods[1].Pools[0].TTFT, 1000*doc.Methods[1].Pools[1].TTFT; s < 19.5 || s > 20.5 || l < 79.5 || l > 80.5 {
+		t.Errorf("P99 TTFT %.2f / %.2f ms, paper 20 / 80", s, l)
+	}
+}
+
+func TestPlanCompatBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"--compat", "paper", "--b-short", "4096"},
+		{"--compat", "papers"},
+		{"--compat", "papers", "--b-short", "4096", "--calibration", "exact"},
+		{"--compat", "papers", "--b-short", "4096", "--pareto"},
+		{"--compat", "papers", "--b-short", "70000"},
+		{"--compat", "papers", "--b-short", "4096", "--gamma", "0.5"},
+	} {
+		code, _, errs := runCLI(t, append([]string{"plan"}, args...)...)
+		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q (want 2 and one line)", args, code, errs)
+		}
+	}
+}
