@@ -25,7 +25,14 @@ var fleetOptTable6Paper = []struct {
 // FleetOptTable6 reproduces FleetOpt Table 6: the agent-heavy fleets
 // (B = 8,192, p_c = 0.75) at five arrival rates, from the planner with exact
 // calibration (FleetOpt sweeps γ at the fixed B).
-func FleetOptTable6(Options) ([]Table, error) {
+func FleetOptTable6(o Options) ([]Table, error) {
+	compat, err := fleetOptTable6Compat()
+	if err != nil {
+		return nil, err
+	}
+	if o.Compat == CompatPapers {
+		return []Table{compat}, nil
+	}
 	t := Table{
 		Name:    "fleetopt-table6",
 		Title:   "FleetOpt Table 6 — agent-heavy fleet size and savings vs arrival rate (B = 8,192, p_c = 0.75, exact calibration)",
@@ -57,5 +64,5 @@ func FleetOptTable6(Options) ([]Table, error) {
 		"Savings are in GPUs, 1 − fleet/homogeneous (one GPU type, so equal to the cost savings).",
 		"γ* ties: when several γ give the same cost the planner keeps the smallest γ (docs/planner.md §4); the paper's 1.5 at λ = 1,000 ties with our 1.4.",
 	}
-	return []Table{t}, nil
+	return []Table{t, compat}, nil
 }

@@ -19,7 +19,18 @@ type Options struct {
 	// Progress, when set, receives one-line status messages (which fleet is
 	// being simulated, ...).
 	Progress func(msg string)
+	// Compat "papers" replaces the planner's exact moments by the papers'
+	// simulator's own sizing (pools/papercompat) where an experiment has
+	// it (FleetOpt Tables 3 and 6, §7.4); "" = the default.
+	Compat string
+	// Timing adds wall-clock measurements (planner time, compressor
+	// latency); without it those rows are left out so that the output is
+	// byte-identical for a seed.
+	Timing bool
 }
+
+// CompatPapers is the Options.Compat value of the papers-compatible mode.
+const CompatPapers = "papers"
 
 func (o Options) say(format string, args ...any) {
 	if o.Progress != nil {

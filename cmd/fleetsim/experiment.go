@@ -44,6 +44,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "markdown", "output: markdown, json or csv")
 	requests := fs.Int("requests", 0, "requests per simulated fleet (fleetopt-table5) or per routed category (tokenbudget-table4); 0 = the experiment's default")
 	seed := fs.Uint64("seed", 0, "seed override (0 = each experiment's default)")
+	compat := fs.String("compat", "", "papers: FleetOpt Tables 3 and 6 and §7.4 sized as the papers' simulator did (Python random.Random(42) Monte Carlo); default: exact moments beside it")
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
@@ -82,7 +83,10 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		}
 		list = []experiments.Experiment{e}
 	}
-	opts := experiments.Options{Requests: *requests, Seed: *seed}
+	if *compat != "" && *compat != experiments.CompatPapers {
+		return badInput("--compat %q: allowed: papers (or leave it out)", *compat)
+	}
+	opts := experiments.Options{Requests: *requests, Seed: *seed, Compat: *compat}
 	if isTerminal(stderr) {
 		opts.Progress = func(msg string) { fmt.Fprintln(stderr, msg) }
 	}

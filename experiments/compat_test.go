@@ -1,0 +1,46 @@
+package experiments
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCompatTablesMatchPaper: with --compat papers, every GPU count and γ*
+// of FleetOpt Tables 3 and 6 equals the paper's (arXiv 2603.16514), and
+// every annual cost is within $0.5K (the paper prints whole K$).
+func TestCompatTablesMatchPaper(t *testing.T) {
+	for _, run := range []func(Options) ([]Table, error){FleetOptTable3, FleetOptTable6} {
+		tabs, err := run(Options{Compat: CompatPapers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tabs) != 1 {
+			t.Fatalf("%d tables, want the papers-compatible one", len(tabs))
+		}
+		tab := tabs[0]
+		checkTable(t, tab)
+		n := 0
+		for _, r := range tab.Rows {
+			q := cellString(r[map[string]int{"fleetopt-table3": 2, "fleetopt-table6": 1}[tab.Name]]) // the quantity column
+			c := r[len(r)-len(CompareColumns):]
+			if c[1] == nil {
+				continue
+			}
+			d := num(t, c[2])
+			switch {
+			case strings.Contains(q, "GPUs") || strings.Contains(q, "γ*"):
+				if d != 0 {
+					t.Errorf("%s %v: ours %v, paper %v", tab.Name, r[:3], c[0], c[1])
+				}
+				n++
+			case strings.Contains(q, "cost"):
+				if d < -0.5 || d > 0.5 {
+					t.Errorf("%s %v: ours %v, paper %v", tab.Name, r[:3], c[0], c[1])
+				}
+			}
+		}
+		if want := map[string]int{"fleetopt-table3": 33, "fleetopt-table6": 20}[tab.Name]; n != want {
+			t.Errorf("%s: %d GPU/γ cells checked, want %d", tab.Name, n, want)
+		}
+	}
+}
