@@ -44,3 +44,26 @@ func TestCompatTablesMatchPaper(t *testing.T) {
 		}
 	}
 }
+
+// TestTTFTCompat: FleetOpt §7.4's six P99 TTFTs (20/80, 11/48, 47/220 ms)
+// within 0.5 ms under --compat papers; with exact moments within 0.7 ms.
+func TestTTFTCompat(t *testing.T) {
+	for _, c := range []struct {
+		compat string
+		tol    float64
+	}{{CompatPapers, 0.5}, {"", 0.7}} {
+		tabs, err := FleetOptTTFT(Options{Compat: c.compat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTable(t, tabs[0])
+		if len(tabs[0].Rows) != 6 {
+			t.Fatalf("%d rows", len(tabs[0].Rows))
+		}
+		for _, r := range tabs[0].Rows {
+			if d := num(t, r[len(r)-2]); d > c.tol || d < -c.tol {
+				t.Errorf("compat %q %v %v: diff %v ms", c.compat, r[0], r[1], d)
+			}
+		}
+	}
+}
