@@ -59,6 +59,7 @@ type Experiment struct {
 func All() []Experiment {
 	return []Experiment{
 		{Name: "fleetopt-table1", Summary: "FleetOpt Table 1: the cost cliff at B = 8,192 (slots per GPU, KV per slot, cost ratio)", Run: FleetOptTable1},
+		{Name: "fleetopt-headline", Summary: "FleetOpt headline: savings range, C&R gain over PR per workload, PR-alone savings, planner time (--timing)", Run: FleetOptHeadline},
 		{Name: "fleetopt-table2", Summary: "FleetOpt Table 2: α, β, cliff ratio and archetype per workload", Run: FleetOptTable2},
 		{Name: "fleetopt-table3", Summary: "FleetOpt Table 3: fleet GPUs, annual cost and savings (homo, PR, PR+C&R, FleetOpt) at λ = 1,000", Run: FleetOptTable3},
 		{Name: "fleetopt-table5", Summary: "FleetOpt Table 5: analytic vs simulated slot utilization of the PR fleets (runs the simulator)", Slow: true, Run: FleetOptTable5},

@@ -44,6 +44,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "markdown", "output: markdown, json or csv")
 	requests := fs.Int("requests", 0, "requests per simulated fleet (fleetopt-table5) or per routed category (tokenbudget-table4); 0 = the experiment's default")
 	seed := fs.Uint64("seed", 0, "seed override (0 = each experiment's default)")
+	timing := fs.Bool("timing", false, "add wall-clock measurements (planner time, compressor latency); without it the output is byte-identical for a seed")
 	compat := fs.String("compat", "", "papers: FleetOpt Tables 3 and 6 and §7.4 sized as the papers' simulator did (Python random.Random(42) Monte Carlo); default: exact moments beside it")
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -86,7 +87,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	if *compat != "" && *compat != experiments.CompatPapers {
 		return badInput("--compat %q: allowed: papers (or leave it out)", *compat)
 	}
-	opts := experiments.Options{Requests: *requests, Seed: *seed, Compat: *compat}
+	opts := experiments.Options{Requests: *requests, Seed: *seed, Compat: *compat, Timing: *timing}
 	if isTerminal(stderr) {
 		opts.Progress = func(msg string) { fmt.Fprintln(stderr, msg) }
 	}
