@@ -67,6 +67,7 @@ func All() []Experiment {
 		{Name: "fleetopt-ttft", Summary: "FleetOpt §7.4: analytical P99 TTFT of the PR fleets (P99 wait + mean prefill at one sequence)", Run: FleetOptTTFT},
 		{Name: "fleetopt-table6", Summary: "FleetOpt Table 6: agent-heavy fleet size and savings vs arrival rate", Run: FleetOptTable6},
 		{Name: "fleetopt-table7", Summary: "FleetOpt Table 7: compression fidelity (ROUGE-L, TF-IDF cosine) on CC BY prose; BERTScore not reproducible", Run: FleetOptTable7},
+		{Name: "azure-trace", Summary: "Azure PR fleet driven by the Azure 2023 trace (rescaled) beside the CDF-driven run (runs the simulator)", Slow: true, Run: AzureTrace},
 		{Name: "tokenbudget-table1", Summary: "token-budget Table 1: pool configurations and μ per instance (Azure, LMSYS)", Run: TokenBudgetTable1},
 		{Name: "tokenbudget-table2", Summary: "token-budget Table 2: homogeneous vs token-budget fleet at B = 8,192 (profiler headroom)", Run: TokenBudgetTable2},
 		{Name: "tokenbudget-table5", Summary: "token-budget Table 5: Qwen3-235B on MI300X (memory model and cost arithmetic; node counts not reproducible)", Run: TokenBudgetTable5},
