@@ -111,7 +111,7 @@ func TokenBudgetFigure6(Options) ([]Table, error) {
 			capped.X, capped.Y = append(capped.X, float64(b)), append(capped.Y, sc)
 			scaled.X, scaled.Y = append(scaled.X, float64(b)), append(scaled.Y, ss)
 		}
-		fig.Series = append(fig.Series, capped, scaled, paper)
+		fig.Series = append(fig.Series, capped, paper, scaled)
 	}
 	t.Figures = []export.Figure{fig}
 	t.Notes = []string{

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"image/color"
 	"math"
 	"path/filepath"
+	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -26,14 +27,22 @@ type Figure struct {
 	LogX bool
 	// XTicks, when set, labels the x values 0, 1, … (a categorical axis).
 	XTicks []string
-	Series []FigureSeries
+	// LegendBottom puts the legend in the lower right corner instead of
+	// the upper left.
+	LegendBottom bool
+	// YFromZero starts the y axis at 0 (room for the legend below data
+	// that sits high).
+	YFromZero bool
+	Series    []FigureSeries
 }
 
 // FigureSeries is one line of a Figure.
 type FigureSeries struct {
-	Name   string
-	X, Y   []float64
-	Dashed bool // a reference line (e.g. the paper's values)
+	Name string
+	X, Y []float64
+	// Dashed draws a reference line (e.g. the paper's values) in the
+	// colour of the solid series before it.
+	Dashed bool
 }
 
 // Figure sizes.
@@ -54,12 +63,11 @@ func (f Figure) Render(format string) ([]byte, error) {
 	p.Title.Text = f.Title
 	p.X.Label.Text = f.XLabel
 	p.Y.Label.Text = f.YLabel
-	p.Legend.Top = true
-	p.Legend.Left = true
+	p.Legend.Top, p.Legend.Left = !f.LegendBottom, !f.LegendBottom
 	p.Add(plotter.NewGrid())
 	if f.LogX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Tick.Marker = plot.ConstantTicks(dataTicks(f.Series))
 	}
 	if len(f.XTicks) > 0 {
 		ticks := make([]plot.Tick, len(f.XTicks))
@@ -69,7 +77,11 @@ func (f Figure) Render(format string) ([]byte, error) {
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		p.X.Min, p.X.Max = -0.5, float64(len(ticks))-0.5
 	}
+	ci := -1 // colour index: advances with each solid series
 	for i, s := range f.Series {
+		if !s.Dashed || ci < 0 {
+			ci++
+		}
 		if len(s.X) != len(s.Y) {
 			return nil, fmt.Errorf("export: figure %s series %q: %d x and %d y values", f.Name, s.Name, len(s.X), len(s.Y))
 		}
@@ -87,18 +99,21 @@ func (f Figure) Render(format string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := plotutil.Color(i)
+		c := plotutil.Color(ci)
 		line.Color, points.Color = c, c
 		line.Width = vg.Points(1.5)
 		points.Shape = plotutil.Shape(i)
 		if s.Dashed {
 			line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-			line.Color, points.Color = color.Gray{Y: 90}, color.Gray{Y: 90}
+			line.Width = vg.Points(1)
 		}
 		p.Add(line, points)
 		p.Legend.Add(s.Name, line, points)
 	}
 	p.Legend.ThumbnailWidth = vg.Points(20)
+	if f.YFromZero {
+		p.Y.Min = math.Min(p.Y.Min, 0)
+	}
 	wt, err := p.WriterTo(figureWidth, figureHeight, format)
 	if err != nil {
 		return nil, err
@@ -126,4 +141,28 @@ func WriteFigure(dir string, f Figure) ([]string, error) {
 		wrote = append(wrote, path)
 	}
 	return wrote, nil
+}
+
+// dataTicks are ticks at every distinct x value of the series (a log axis
+// of a few points reads better labelled at its points): multiples of 1,024
+// print as 1K, 2K, …, others as %g.
+func dataTicks(series []FigureSeries) []plot.Tick {
+	var xs []float64
+	for _, s := range series {
+		for _, x := range s.X {
+			if x > 0 && !slices.Contains(xs, x) {
+				xs = append(xs, x)
+			}
+		}
+	}
+	slices.Sort(xs)
+	ticks := make([]plot.Tick, len(xs))
+	for i, x := range xs {
+		label := strconv.FormatFloat(x, 'g', -1, 64)
+		if x >= 1024 && math.Mod(x, 1024) == 0 {
+			label = strconv.FormatFloat(x/1024, 'g', -1, 64) + "K"
+		}
+		ticks[i] = plot.Tick{Value: x, Label: label}
+	}
+	return ticks
 }
