@@ -3,7 +3,7 @@ package experiments
 import (
 	"fmt"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -26,11 +26,11 @@ func AzureTrace(o Options) ([]Table, error) {
 		Source:  "FleetOpt (arXiv 2603.16514) §7.1 workload and Table 5's DES, trace-driven",
 		Columns: append([]string{"pool", "quantity", "CDF-driven (Poisson)"}, CompareColumns...),
 	}
-	pl, _, err := newPlanner("azure", pools.Config{Rate: traceRate, BShort: 4096})
+	pl, _, err := newPlanner("azure", fleetopt.Config{Rate: traceRate, BShort: 4096})
 	if err != nil {
 		return nil, err
 	}
-	plan, err := pl.Run([]string{pools.MethodPR})
+	plan, err := pl.Run([]string{fleetopt.MethodPR})
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,9 @@ package experiments
 import (
 	"fmt"
 
-	"github.com/fleetsim/fleetsim/pools"
-	"github.com/fleetsim/fleetsim/pools/papercompat"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
+	"github.com/fleetsim/fleetsim/pools/fleetopt/papercompat"
 	"github.com/fleetsim/fleetsim/sim/export"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -15,33 +16,33 @@ import (
 var compatColumns = []string{"exact moments", "why exact differs"}
 
 // compatPlan plans FleetOpt's methods with the papers' simulator's sizing.
-func compatPlan(wl string, rate float64, b int, pc float64, methods []string) (pools.Plan, error) {
+func compatPlan(wl string, rate float64, b int, pc float64, methods []string) (fleetopt.Plan, error) {
 	cdf, err := workload.LoadCDF(wl)
 	if err != nil {
-		return pools.Plan{}, err
+		return fleetopt.Plan{}, err
 	}
-	g, err := pools.LookupGPU("a100")
+	g, err := catalog.LookupGPU("a100")
 	if err != nil {
-		return pools.Plan{}, err
+		return fleetopt.Plan{}, err
 	}
 	return papercompat.Plan(papercompat.Config{CDF: cdf, Rate: rate, BShort: b, Gamma: 1.5, PC: pc, ShortGPU: g}, methods)
 }
 
 // poolOf returns the named pool of m (zero when absent).
-func poolOf(m pools.MethodPlan, name string) (pools.PoolPlan, bool) {
+func poolOf(m fleetopt.MethodPlan, name string) (fleetopt.PoolPlan, bool) {
 	for _, p := range m.Pools {
 		if p.Name == name {
 			return p, true
 		}
 	}
-	return pools.PoolPlan{}, false
+	return fleetopt.PoolPlan{}, false
 }
 
 // whyDiffers explains, from the two plans' own numbers, why the exact
 // pool's GPU count differs from the papers-compatible one: fleet_sim's SLO
 // count ⌈λ/μ⌉ + 1 when it binds, else the Monte Carlo draw's mean service
 // time against the exact one (the count is ⌈λ/(0.85·μ)⌉ in both).
-func whyDiffers(exact, compat pools.PoolPlan) string {
+func whyDiffers(exact, compat fleetopt.PoolPlan) string {
 	if exact.GPUs == compat.GPUs {
 		return "same"
 	}
@@ -55,7 +56,7 @@ func whyDiffers(exact, compat pools.PoolPlan) string {
 
 // fleetOptTable3Compat is FleetOpt Table 3 with the papers' simulator's
 // sizing, beside the exact-moment fleet and the reason they differ.
-func fleetOptTable3Compat(exact map[string]pools.Plan) (Table, error) {
+func fleetOptTable3Compat(exact map[string]fleetopt.Plan) (Table, error) {
 	t := Table{
 		Name:    "fleetopt-table3",
 		Title:   "FleetOpt Table 3 — papers-compatible sizing (--compat papers: Python random.Random(42), 3,000 draws per pool, c_slo rule)",
@@ -65,7 +66,7 @@ func fleetOptTable3Compat(exact map[string]pools.Plan) (Table, error) {
 	fig := export.Figure{Name: "fleetopt-table3", Title: "FleetOpt Table 3: savings vs homogeneous per method",
 		YLabel: "GPU savings vs homogeneous (%)", XTicks: []string{"PR", "PR + C&R 1.5", "FleetOpt"}}
 	for _, c := range fleetOptCases {
-		plan, err := compatPlan(c.Workload, FleetOptRate, c.BShort, c.PC, pools.Methods())
+		plan, err := compatPlan(c.Workload, FleetOptRate, c.BShort, c.PC, fleetopt.Methods())
 		if err != nil {
 			return Table{}, fmt.Errorf("%s: %w", c.Workload, err)
 		}
@@ -87,7 +88,7 @@ func fleetOptTable3Compat(exact map[string]pools.Plan) (Table, error) {
 			}
 			names := []string{"short", "long"}
 			want := []float64{p.Short, p.Long}
-			if m.Method == pools.MethodHomo {
+			if m.Method == fleetopt.MethodHomo {
 				names, want = []string{"homogeneous"}, []float64{p.Total}
 			}
 			for j, name := range names {
@@ -99,21 +100,21 @@ func fleetOptTable3Compat(exact map[string]pools.Plan) (Table, error) {
 				}
 				add(name+" GPUs", ep.GPUs, why, float64(cp.GPUs), want[j], 0)
 			}
-			if m.Method != pools.MethodHomo {
+			if m.Method != fleetopt.MethodHomo {
 				add("total GPUs", e.TotalGPUs, "", float64(m.TotalGPUs), p.Total, 0)
 			}
 			add("annual cost K$", Num{e.AnnualUSD / 1000, 0}, "", m.AnnualUSD/1000, p.CostK, 0)
-			if m.Method != pools.MethodHomo {
+			if m.Method != fleetopt.MethodHomo {
 				add("savings %", Num{100 * e.Savings, 1}, "", 100*m.Savings, p.Savings, 1)
 			}
-			if m.Method == pools.MethodFleetOpt {
+			if m.Method == fleetopt.MethodFleetOpt {
 				add("γ*", Num{e.Gamma, 1}, "", m.Gamma, p.Gamma, 1)
 			}
 		}
 	}
 	t.Figures = []export.Figure{fig}
 	t.Notes = []string{
-		"Ours: pools/papercompat, the sizing of the papers' simulator (vllm-sr-sim fleet_sim optimizer): service-time moments from 3,000 requests drawn with Python's random.Random(42) (workload/pyrand) for each pool, walking the CDF's breakpoints (u = random(), first bucket with u ≤ F, length randint(lo, hi)); slices normalized as fleet_sim does (long pool from ⌊γB⌋ with F interpolated); GPUs = max(c_slo, ⌈λ/(0.85μ)⌉) with c_slo the smallest count from max(1, ⌈λ/μ⌉ + 1) whose Kimura P99 wait meets 500 ms; FleetOpt = cheapest γ of 1.0…2.0 at the fixed B, the first of equal costs.",
+		"Ours: pools/fleetopt/papercompat, the sizing of the papers' simulator (vllm-sr-sim fleet_sim optimizer): service-time moments from 3,000 requests drawn with Python's random.Random(42) (workload/pyrand) for each pool, walking the CDF's breakpoints (u = random(), first bucket with u ≤ F, length randint(lo, hi)); slices normalized as fleet_sim does (long pool from ⌊γB⌋ with F interpolated); GPUs = max(c_slo, ⌈λ/(0.85μ)⌉) with c_slo the smallest count from max(1, ⌈λ/μ⌉ + 1) whose Kimura P99 wait meets 500 ms; FleetOpt = cheapest γ of 1.0…2.0 at the fixed B, the first of equal costs.",
 		"'exact moments' is the default planner (pools, exact calibration, paper C&R model). Every difference is one of two causes, computed per cell: the Monte Carlo draw's mean service time E[S] against the exact one (the count is ⌈λ/(0.85·μ)⌉ in both, μ = slots/E[S]), or fleet_sim's SLO count ⌈λ/μ⌉ + 1, which exceeds the utilization cap for a pool of under ~6 GPUs (Azure FleetOpt's long pool: 1 → 2).",
 	}
 	return t, nil
@@ -128,7 +129,7 @@ func fleetOptTable6Compat() (Table, error) {
 		Source:  "FleetOpt (arXiv 2603.16514) Table 6",
 		Columns: append([]string{"λ req/s", "quantity", "exact moments"}, CompareColumns...),
 	}
-	methods := []string{pools.MethodHomo, pools.MethodPR, pools.MethodFleetOpt}
+	methods := []string{fleetopt.MethodHomo, fleetopt.MethodPR, fleetopt.MethodFleetOpt}
 	fig := export.Figure{Name: "fleetopt-table6", Title: "FleetOpt Table 6: agent-heavy savings vs arrival rate",
 		XLabel: "arrival rate λ (req/s)", YLabel: "GPU savings vs homogeneous (%)", LogX: true, LegendBottom: true, YFromZero: true}
 	series := []export.FigureSeries{{Name: "PR, exact moments"}, {Name: "PR, paper (= papers-compatible)", Dashed: true},
@@ -138,7 +139,7 @@ func fleetOptTable6Compat() (Table, error) {
 		if err != nil {
 			return Table{}, err
 		}
-		pl, _, err := newPlanner("agent-heavy", pools.Config{Rate: p.Rate, BShort: 8192, PC: 0.75, FixB: true})
+		pl, _, err := newPlanner("agent-heavy", fleetopt.Config{Rate: p.Rate, BShort: 8192, PC: 0.75, FixB: true})
 		if err != nil {
 			return Table{}, err
 		}
@@ -146,7 +147,7 @@ func fleetOptTable6Compat() (Table, error) {
 		if err != nil {
 			return Table{}, err
 		}
-		save := func(m, h pools.MethodPlan) float64 { return 100 * (1 - float64(m.TotalGPUs)/float64(h.TotalGPUs)) }
+		save := func(m, h fleetopt.MethodPlan) float64 { return 100 * (1 - float64(m.TotalGPUs)/float64(h.TotalGPUs)) }
 		c, e := cp.Methods, ep.Methods
 		for i, y := range []float64{save(e[1], e[0]), p.PRSaving, save(e[2], e[0]), p.FleetOptSave} {
 			series[i].X, series[i].Y = append(series[i].X, p.Rate), append(series[i].Y, y)
@@ -164,7 +165,7 @@ func fleetOptTable6Compat() (Table, error) {
 	fig.Series = series
 	t.Figures = []export.Figure{fig}
 	t.Notes = []string{
-		"Ours: pools/papercompat (see FleetOpt Table 3, papers-compatible). 'exact moments' is the default planner.",
+		"Ours: pools/fleetopt/papercompat (see FleetOpt Table 3, papers-compatible). 'exact moments' is the default planner.",
 		"The homogeneous fleet is the largest exact-vs-paper difference (+5.0% at every λ): the paper's 3,000-draw Monte Carlo puts the homogeneous pool's E[S] 4.8% below the exact mean (C_s² = 4.58, so one draw's relative standard error is 3.9%). Since PR's fleet is within 0.2% in both, PR's and FleetOpt's savings differ by ~4 points.",
 		"γ* at λ = 100: the papers' sizing gives 225 GPUs at γ 1.2, 1.4, 1.5, 1.6 and 1.9 and keeps the first; with exact moments the γ are not tied (226 at 1.5 against 228 at 1.2), so our exact γ* is 1.5.",
 	}

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 )
 
 // fleetOptHeadline are FleetOpt's headline numbers (abstract, §1, §9): per
@@ -30,14 +31,14 @@ func FleetOptHeadline(o Options) ([]Table, error) {
 		Source:  "FleetOpt (arXiv 2603.16514) abstract, §1 and §9",
 		Columns: append([]string{"workload", "quantity", "papers-compatible"}, CompareColumns...),
 	}
-	exact, err := fleetOptTable3Plans(pools.CalibExact, 0, pools.ShortCalibPaper)
+	exact, err := fleetOptTable3Plans(fleetopt.CalibExact, 0, fleetopt.ShortCalibPaper)
 	if err != nil {
 		return nil, err
 	}
 	var lo, hi, clo, chi [2]float64 // min/max of FleetOpt and PR savings (exact, compat)
 	first := true
 	for _, c := range fleetOptCases {
-		cp, err := compatPlan(c.Workload, FleetOptRate, c.BShort, c.PC, pools.Methods())
+		cp, err := compatPlan(c.Workload, FleetOptRate, c.BShort, c.PC, fleetopt.Methods())
 		if err != nil {
 			return nil, err
 		}
@@ -69,7 +70,7 @@ func FleetOptHeadline(o Options) ([]Table, error) {
 		row(append(k, "pool routing savings, highest %", Num{chi[1], 1}), Compare(hi[1], 41.7, 1)),
 	)
 	ours := "exact moments (the default planner)"
-	other := "the papers-compatible sizing (pools/papercompat)"
+	other := "the papers-compatible sizing (pools/fleetopt/papercompat)"
 	if o.Compat == CompatPapers {
 		ours, other = other, ours
 	}
@@ -95,12 +96,12 @@ func FleetOptHeadline(o Options) ([]Table, error) {
 func plannerTiming() ([][]any, string, error) {
 	var rows [][]any
 	for _, c := range fleetOptCases {
-		cfg := pools.Config{Rate: FleetOptRate, PC: c.PC}
+		cfg := fleetopt.Config{Rate: FleetOptRate, PC: c.PC}
 		_, cal, err := newPlanner(c.Workload, cfg)
 		if err != nil {
 			return nil, "", err
 		}
-		g, err := pools.LookupGPU("a100")
+		g, err := catalog.LookupGPU("a100")
 		if err != nil {
 			return nil, "", err
 		}
@@ -108,11 +109,11 @@ func plannerTiming() ([][]any, string, error) {
 		var d []float64
 		for range 21 {
 			t0 := time.Now()
-			pl, err := pools.NewPlanner(cal, cfg)
+			pl, err := fleetopt.NewPlanner(cal, cfg)
 			if err != nil {
 				return nil, "", err
 			}
-			if _, err := pl.Run([]string{pools.MethodFleetOpt}); err != nil {
+			if _, err := pl.Run([]string{fleetopt.MethodFleetOpt}); err != nil {
 				return nil, "", err
 			}
 			d = append(d, float64(time.Since(t0))/1e6)

@@ -1,7 +1,8 @@
 package experiments
 
 import (
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 )
 
 // fleetOptTable1Paper is FleetOpt Table 1 (B_short = 8,192, Llama-3-70B on
@@ -23,8 +24,8 @@ const gib = 1 << 30
 
 // FleetOptTable1 reproduces FleetOpt Table 1, the cost cliff at B = 8,192:
 // a request one token above the boundary moves from a 128-slot pool to a
-// 16-slot one, from the slot rule (pools.GPU.Slots) and the model's KV
-// bytes per token (pools.Model).
+// 16-slot one, from the slot rule (catalog.GPU.Slots) and the model's KV
+// bytes per token (catalog.Model).
 func FleetOptTable1(Options) ([]Table, error) {
 	t := Table{
 		Name:    "fleetopt-table1",
@@ -32,15 +33,15 @@ func FleetOptTable1(Options) ([]Table, error) {
 		Source:  "FleetOpt (arXiv 2603.16514) Table 1 and §2.2",
 		Columns: append([]string{"L_total", "pool", "quantity"}, CompareColumns...),
 	}
-	g, err := pools.LookupGPU("a100")
+	g, err := catalog.LookupGPU("a100")
 	if err != nil {
 		return nil, err
 	}
-	m, err := pools.LookupModel("llama-3-70b")
+	m, err := catalog.LookupModel("llama-3-70b")
 	if err != nil {
 		return nil, err
 	}
-	const b, long = 8192, pools.DefaultLongCtx
+	const b, long = 8192, fleetopt.DefaultLongCtx
 	for _, p := range fleetOptTable1Paper {
 		pool, ctx := "short", b
 		if p.Tokens > b {

@@ -3,7 +3,8 @@ package experiments
 import (
 	"fmt"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -50,20 +51,20 @@ func FleetOptTTFT(o Options) ([]Table, error) {
 		Source:  "FleetOpt (arXiv 2603.16514) §7.4",
 		Columns: append([]string{"workload", "pool", "Monte Carlo (papers' draw)", "planner default (P99 prefill at the operating point)"}, CompareColumns...),
 	}
-	g, err := pools.LookupGPU("a100")
+	g, err := catalog.LookupGPU("a100")
 	if err != nil {
 		return nil, err
 	}
 	for _, c := range fleetOptCases {
-		pl, _, err := newPlanner(c.Workload, pools.Config{Rate: FleetOptRate, BShort: c.BShort, PC: c.PC})
+		pl, _, err := newPlanner(c.Workload, fleetopt.Config{Rate: FleetOptRate, BShort: c.BShort, PC: c.PC})
 		if err != nil {
 			return nil, err
 		}
-		plan, err := pl.Run([]string{pools.MethodPR})
+		plan, err := pl.Run([]string{fleetopt.MethodPR})
 		if err != nil {
 			return nil, err
 		}
-		cp, err := compatPlan(c.Workload, FleetOptRate, c.BShort, c.PC, []string{pools.MethodPR})
+		cp, err := compatPlan(c.Workload, FleetOptRate, c.BShort, c.PC, []string{fleetopt.MethodPR})
 		if err != nil {
 			return nil, err
 		}
@@ -76,7 +77,7 @@ func FleetOptTTFT(o Options) ([]Table, error) {
 			mc, _ := poolOf(cp.Methods[0], name)
 			lo, hi := 0, c.BShort
 			if name == "long" {
-				lo, hi = c.BShort, pools.DefaultLongCtx
+				lo, hi = c.BShort, fleetopt.DefaultLongCtx
 			}
 			exact := ep.P99WaitS + meanPrefillIters(cdf, lo, hi, g.ChunkTokens, workload.DefaultInputFraction)*(g.W+g.H)
 			ours := exact
@@ -89,7 +90,7 @@ func FleetOptTTFT(o Options) ([]Table, error) {
 	}
 	oursIs := "exact moments (E[⌈L_in/512⌉] summed over every integer length of the pool's slice) and the planner's exact Kimura wait (0: C(c, ϱ) ≪ 0.01 in every pool)"
 	if o.Compat == CompatPapers {
-		oursIs = "the papers' own Monte Carlo draw (pools/papercompat: 3,000 lengths from Python's random.Random(42))"
+		oursIs = "the papers' own Monte Carlo draw (pools/fleetopt/papercompat: 3,000 lengths from Python's random.Random(42))"
 	}
 	t.Notes = []string{
 		fmt.Sprintf("Ours: the papers' convention with %s. The paper prints whole milliseconds, so |diff| ≤ 0.5 ms is a match.", oursIs),

@@ -20,7 +20,7 @@ type Options struct {
 	// being simulated, ...).
 	Progress func(msg string)
 	// Compat "papers" replaces the planner's exact moments by the papers'
-	// simulator's own sizing (pools/papercompat) where an experiment has
+	// simulator's own sizing (pools/fleetopt/papercompat) where an experiment has
 	// it (FleetOpt Tables 3 and 6, §7.4); "" = the default.
 	Compat string
 	// Timing adds wall-clock measurements (planner time, compressor

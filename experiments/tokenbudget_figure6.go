@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/sim/export"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -31,12 +32,12 @@ func profilerGPUs(lambda, mu, headroom float64) int {
 
 // figure6Savings returns the token-budget fleet's savings against the
 // homogeneous one at threshold b, with the short pool's slots by rule.
-func figure6Savings(cal *pools.Calibrator, g pools.GPU, b int, rule string, rate float64) (float64, int, error) {
-	pt := func(slots int) pools.PoolTiming {
-		return pools.PoolTiming{W: g.W, H: g.H, CalibCtx: g.CalibCtx, Slots: slots, Preset: pools.TimingPaper}
+func figure6Savings(cal *fleetopt.Calibrator, g catalog.GPU, b int, rule string, rate float64) (float64, int, error) {
+	pt := func(slots int) fleetopt.PoolTiming {
+		return fleetopt.PoolTiming{W: g.W, H: g.H, CalibCtx: g.CalibCtx, Slots: slots, Preset: catalog.TimingPaper}
 	}
-	longSlots := g.Slots(pools.DefaultLongCtx)
-	homo, err := cal.Exact(0, pools.DefaultLongCtx, pt(longSlots))
+	longSlots := g.Slots(fleetopt.DefaultLongCtx)
+	homo, err := cal.Exact(0, fleetopt.DefaultLongCtx, pt(longSlots))
 	if err != nil {
 		return 0, 0, err
 	}
@@ -49,15 +50,15 @@ func figure6Savings(cal *pools.Calibrator, g pools.GPU, b int, rule string, rate
 		return 0, 0, err
 	}
 	alpha := cal.F(b)
-	n := profilerGPUs(alpha*rate, short.MuGPU, pools.HeadroomShort)
+	n := profilerGPUs(alpha*rate, short.MuGPU, fleetopt.HeadroomShort)
 	if alpha < 1 {
-		long, err := cal.Exact(b, pools.DefaultLongCtx, pt(longSlots))
+		long, err := cal.Exact(b, fleetopt.DefaultLongCtx, pt(longSlots))
 		if err != nil {
 			return 0, 0, err
 		}
-		n += profilerGPUs((1-alpha)*rate, long.MuGPU, pools.HeadroomLong)
+		n += profilerGPUs((1-alpha)*rate, long.MuGPU, fleetopt.HeadroomLong)
 	}
-	h := profilerGPUs(rate, homo.MuGPU, pools.HeadroomHomo)
+	h := profilerGPUs(rate, homo.MuGPU, fleetopt.HeadroomHomo)
 	return 100 * (1 - float64(n)/float64(h)), sSlots, nil
 }
 
@@ -66,7 +67,7 @@ func figure6Savings(cal *pools.Calibrator, g pools.GPU, b int, rule string, rate
 // B_short goes from 1K to 32K, for Azure and LMSYS, sized by the paper's
 // analytical profiler (timing W + H·n_slots, the normal split's mean as a
 // fixed split). Both slot rules are shown: the paper's capped N_seq =
-// min(128, ⌊65,536/⌈B/16⌉⌋) and FleetOpt's scaled rule (pools.GPU.Slots).
+// min(128, ⌊65,536/⌈B/16⌉⌋) and FleetOpt's scaled rule (catalog.GPU.Slots).
 func TokenBudgetFigure6(Options) ([]Table, error) {
 	t := Table{
 		Name:    "tokenbudget-figure6",
@@ -74,7 +75,7 @@ func TokenBudgetFigure6(Options) ([]Table, error) {
 		Source:  "token-budget pool routing (arXiv 2604.09613) Figure 6 and §4.6",
 		Columns: append([]string{"workload", "B_short", "short slots (capped)", "savings % (scaled slots)"}, CompareColumns...),
 	}
-	g, err := pools.LookupGPU("a100")
+	g, err := catalog.LookupGPU("a100")
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +86,7 @@ func TokenBudgetFigure6(Options) ([]Table, error) {
 		if err != nil {
 			return nil, err
 		}
-		cal, err := pools.NewCalibrator(cdf, p.InputFraction, g.ChunkTokens)
+		cal, err := fleetopt.NewCalibrator(cdf, p.InputFraction, g.ChunkTokens)
 		if err != nil {
 			return nil, err
 		}
@@ -93,11 +94,11 @@ func TokenBudgetFigure6(Options) ([]Table, error) {
 		scaled := export.FigureSeries{Name: p.Label + " (scaled slots)"}
 		paper := export.FigureSeries{Name: p.Label + " (paper, stated points)", Dashed: true}
 		for _, b := range figure6Thresholds {
-			sc, slots, err := figure6Savings(cal, g, b, pools.SlotRuleCapped, 1000)
+			sc, slots, err := figure6Savings(cal, g, b, catalog.SlotRuleCapped, 1000)
 			if err != nil {
 				return nil, fmt.Errorf("%s B %d: %w", p.Workload, b, err)
 			}
-			ss, _, err := figure6Savings(cal, g, b, pools.SlotRuleScaled, 1000)
+			ss, _, err := figure6Savings(cal, g, b, catalog.SlotRuleScaled, 1000)
 			if err != nil {
 				return nil, fmt.Errorf("%s B %d: %w", p.Workload, b, err)
 			}
@@ -115,7 +116,7 @@ func TokenBudgetFigure6(Options) ([]Table, error) {
 	}
 	t.Figures = []export.Figure{fig}
 	t.Notes = []string{
-		"Ours ('ours' column): the capped slot rule of the paper (pools.SlotRuleCapped), profiler GPUs ⌈λα/μ_s·1.05⌉ + ⌈λ(1−α)/μ_l·1.02⌉ against ⌈λ/μ_h·1.08⌉, exact moments, timing W + H·n_slots, L_in = ⌊0.9·L⌋ (Azure) or ⌊0.25·L⌋ (LMSYS), our built-in CDFs. The scaled-slot column uses FleetOpt's rule (more slots below 8K).",
+		"Ours ('ours' column): the capped slot rule of the paper (catalog.SlotRuleCapped), profiler GPUs ⌈λα/μ_s·1.05⌉ + ⌈λ(1−α)/μ_l·1.02⌉ against ⌈λ/μ_h·1.08⌉, exact moments, timing W + H·n_slots, L_in = ⌊0.9·L⌋ (Azure) or ⌊0.25·L⌋ (LMSYS), our built-in CDFs. The scaled-slot column uses FleetOpt's rule (more slots below 8K).",
 		"The paper prints only three points of the figure (Azure 16.6% at 8K and ~20% at 32K, LMSYS 38.5% at 8K); the rest of its curve is read off a plot and not compared. Its traces are its own 10,000-request 'Azure-Derived' and 'LMSYS-Derived' sets, not our CDFs, so the levels differ as in tokenbudget-table2 (our Azure CDF has F(8192) = 0.999965, nearly no long tail, hence larger savings; our LMSYS CDF is longer than the paper's).",
 		"Shape: our Azure curve peaks at 8K and then falls, where the paper's keeps rising to 32K: above 8,192 tokens our Azure CDF has almost no traffic left to move (1 − F(8192) = 3.5·10⁻⁵), while the capped short pool's slots halve at 16K and again at 32K; the paper's Azure-Derived trace keeps 8% of its traffic above 8K. LMSYS peaks at 8K in both, for the paper's reason (slots halve, no traffic gained).",
 	}

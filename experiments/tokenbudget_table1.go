@@ -3,7 +3,8 @@ package experiments
 import (
 	"fmt"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -18,11 +19,11 @@ func TokenBudgetTable1(Options) ([]Table, error) {
 		Source:  "token-budget pool routing (arXiv 2604.09613) Table 1",
 		Columns: append([]string{"pool", "quantity"}, CompareColumns...),
 	}
-	g, err := pools.LookupGPU("a100")
+	g, err := catalog.LookupGPU("a100")
 	if err != nil {
 		return nil, err
 	}
-	const b, long = 8192, pools.DefaultLongCtx
+	const b, long = 8192, fleetopt.DefaultLongCtx
 	type poolCfg struct {
 		label       string
 		ctx         int
@@ -35,13 +36,13 @@ func TokenBudgetTable1(Options) ([]Table, error) {
 		{"Short P_s", b, 0, b, 128, 16384, map[string]float64{"azure": 13.5, "lmsys": 6.8}},
 		{"Long P_l", long, b, long, 16, 8192, map[string]float64{"azure": 0.4, "lmsys": nan}},
 	}
-	cals := map[string]*pools.Calibrator{}
+	cals := map[string]*fleetopt.Calibrator{}
 	for _, p := range tokenBudgetTable2Paper {
 		cdf, err := workload.LoadCDF(p.Workload)
 		if err != nil {
 			return nil, err
 		}
-		if cals[p.Workload], err = pools.NewCalibrator(cdf, p.InputFraction, g.ChunkTokens); err != nil {
+		if cals[p.Workload], err = fleetopt.NewCalibrator(cdf, p.InputFraction, g.ChunkTokens); err != nil {
 			return nil, err
 		}
 	}
@@ -53,7 +54,7 @@ func TokenBudgetTable1(Options) ([]Table, error) {
 			row(append(k, "B_batch tokens (engine batch budget; not modelled by the planner)"), Compare(nan, c.batch, 0)),
 		)
 		for _, p := range tokenBudgetTable2Paper {
-			st, err := cals[p.Workload].Exact(c.lo, c.hi, pools.PoolTiming{W: g.W, H: g.H, CalibCtx: g.CalibCtx, Slots: slots, Preset: pools.TimingPaper})
+			st, err := cals[p.Workload].Exact(c.lo, c.hi, fleetopt.PoolTiming{W: g.W, H: g.H, CalibCtx: g.CalibCtx, Slots: slots, Preset: catalog.TimingPaper})
 			if err != nil {
 				return nil, fmt.Errorf("%s %s: %w", p.Workload, c.label, err)
 			}

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
+	"github.com/fleetsim/fleetsim/pools/queueing"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -26,16 +28,16 @@ type tb3Run struct {
 func runTB3(short, long, requests int, seed uint64) (*sim.Summary, error) {
 	cfg := sim.Defaults()
 	cfg.Seed = seed
-	cfg.Timing = pools.TimingPaper
+	cfg.Timing = catalog.TimingPaper
 	cfg.Workload = workload.Spec{CDF: "azure", Rate: 1000, Requests: requests, Split: "normal", OutputMu: 0.10, OutputSigma: 0.05}
 	cfg.WarmupFraction = 0.2
 	cfg.SLO = sim.SLO{TTFTS: 2, TPOTS: 0.08}
 	if short == 0 {
-		cfg.Pools = []sim.PoolConfig{{Name: "homogeneous", GPU: "a100", Count: long, MaxContext: pools.DefaultLongCtx}}
+		cfg.Pools = []sim.PoolConfig{{Name: "homogeneous", GPU: "a100", Count: long, MaxContext: fleetopt.DefaultLongCtx}}
 		cfg.Router = sim.RouterConfig{Kind: sim.RouterLength}
 	} else {
 		cfg.Pools = []sim.PoolConfig{{Name: "short", GPU: "a100", Count: short, MaxContext: 8192},
-			{Name: "long", GPU: "a100", Count: long, MaxContext: pools.DefaultLongCtx}}
+			{Name: "long", GPU: "a100", Count: long, MaxContext: fleetopt.DefaultLongCtx}}
 		cfg.Router = sim.RouterConfig{Kind: sim.RouterTokenBudget, BShort: 8192}
 	}
 	if err := cfg.Validate(); err != nil {
@@ -85,7 +87,7 @@ func TokenBudgetTable3(o Options) ([]Table, error) {
 		}
 		lp := s.Pools[1]
 		tried = append(tried, fmt.Sprintf("%d: %.1f req/s, utilization %.3f%s", l, lp.ArrivalRPS, lp.SlotUtilization, map[bool]string{true: ", overloaded", false: ""}[lp.Overloaded]))
-		if !lp.Overloaded && lp.SlotUtilization <= pools.DefaultRhoMax {
+		if !lp.Overloaded && lp.SlotUtilization <= queueing.DefaultRhoMax {
 			long = l
 			break
 		}
@@ -137,7 +139,7 @@ func TokenBudgetTable3(o Options) ([]Table, error) {
 // tpotAt is the decode step W + H·u·slots of a pool at its measured slot
 // utilization u (the paper's timing, A100), s.
 func tpotAt(p sim.PoolMetrics) float64 {
-	g, _ := pools.LookupGPU("a100")
+	g, _ := catalog.LookupGPU("a100")
 	return g.W + g.H*p.SlotUtilization*float64(p.Slots)
 }
 

@@ -1,7 +1,8 @@
 package experiments
 
 import (
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 )
 
 // tokenBudgetTable5 is token-budget Table 5 and §4.7 (Qwen3-235B-A22B on
@@ -16,7 +17,7 @@ var tokenBudgetTable5 = struct {
 }{23.5, 133.4, 676, 169, 197, 137, 50.6, 35.2, 15.4, 30.5, 3.67}
 
 // TokenBudgetTable5 reproduces what can be reproduced of token-budget
-// Table 5 (§4.7): the memory model (pools.Model, pools.MI300XQwen3) and the
+// Table 5 (§4.7): the memory model (catalog.Model, catalog.MI300XQwen3) and the
 // cost arithmetic from the paper's node counts. The node counts themselves
 // cannot be: the paper gives no iteration-time constants for Qwen3 on
 // MI300X and no trace for this projection.
@@ -27,14 +28,14 @@ func TokenBudgetTable5(Options) ([]Table, error) {
 		Source:  "token-budget pool routing (arXiv 2604.09613) Table 5 and §4.7",
 		Columns: append([]string{"quantity", "how"}, CompareColumns...),
 	}
-	m, err := pools.LookupModel("qwen3-235b-a22b")
+	m, err := catalog.LookupModel("qwen3-235b-a22b")
 	if err != nil {
 		return nil, err
 	}
-	d := pools.MI300XQwen3
+	d := catalog.MI300XQwen3
 	p := tokenBudgetTable5
 	gpus := func(nodes float64) float64 { return nodes * float64(d.TP) }
-	costM := func(nodes float64) float64 { return gpus(nodes) * p.USDPerGPUHour * pools.HoursPerYear / 1e6 }
+	costM := func(nodes float64) float64 { return gpus(nodes) * p.USDPerGPUHour * fleetopt.HoursPerYear / 1e6 }
 	n8, n32 := d.SeqsPerInstance(m, 8192), d.SeqsPerInstance(m, 32768)
 	add := func(q, how string, ours, paper float64, digits int) {
 		t.Rows = append(t.Rows, row([]any{q, how}, Compare(ours, paper, digits)))

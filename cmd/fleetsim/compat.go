@@ -4,14 +4,14 @@ import (
 	"io"
 	"strings"
 
-	"github.com/fleetsim/fleetsim/pools"
-	"github.com/fleetsim/fleetsim/pools/papercompat"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt/papercompat"
 	"github.com/fleetsim/fleetsim/workload"
 	"github.com/spf13/pflag"
 )
 
 // CompatPapers is the --compat value that reproduces the papers' own
-// simulator (pools/papercompat).
+// simulator (pools/fleetopt/papercompat).
 const CompatPapers = "papers"
 
 // compatIgnored are plan flags whose setting the papers' simulator fixes;
@@ -21,7 +21,7 @@ var compatIgnored = []string{"calibration", "short-calibration", "estimate-noise
 type compatArgs struct {
 	cdf               *workload.CDF
 	rate, slo, rhoMax float64
-	short, long       pools.GPU
+	short, long       catalog.GPU
 	longCtx, bShort   int
 	gamma, pc         float64
 	methods           []string

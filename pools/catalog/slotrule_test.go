@@ -1,0 +1,24 @@
+package catalog
+
+import "testing"
+
+// TestSlotsByRule: the token-budget paper's N_seq = min(128, ⌊65,536/⌈B/16⌉⌋)
+// is 128 for B ≤ 8,192, 64 at 16,384 and 32 at 32,768 (App. A, "dynamic
+// pool configuration"); the scaled rule gives FleetOpt §7.1's 256 at 4,096
+// and 682 at 1,536.
+func TestSlotsByRule(t *testing.T) {
+	g, _ := LookupGPU("a100")
+	for _, c := range []struct {
+		ctx            int
+		capped, scaled int
+	}{{1024, 128, 1024}, {1536, 128, 682}, {4096, 128, 256}, {8192, 128, 128}, {16384, 64, 64}, {32768, 32, 32}, {65536, 16, 16}} {
+		cp, err1 := g.SlotsByRule(c.ctx, SlotRuleCapped)
+		sc, err2 := g.SlotsByRule(c.ctx, "")
+		if err1 != nil || err2 != nil || cp != c.capped || sc != c.scaled {
+			t.Errorf("ctx %d: capped %d scaled %d, want %d %d", c.ctx, cp, sc, c.capped, c.scaled)
+		}
+	}
+	if _, err := g.SlotsByRule(4096, "bogus"); err == nil {
+		t.Error("unknown rule accepted")
+	}
+}
