@@ -67,3 +67,27 @@ func TestTTFTCompat(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetOptTable7: every prompt compresses within its budget (p_c = 1,
+// the paper's 1.00), and at the paper's mean 15.4% cut ROUGE-L recall and
+// TF-IDF cosine are near the paper's means (0.856, 0.981): docs/router.md
+// measured 0.847–0.856 and 0.983–0.986 at a 15% cut of 8K-token prose.
+func TestFleetOptTable7(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compresses 600 prompts")
+	}
+	tabs, err := FleetOptTable7(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTable(t, tabs[0])
+	if c := find(t, tabs[0], "p_c (compressed within budget)", "share"); num(t, c[0]) != 1 {
+		t.Errorf("p_c = %v", c[0])
+	}
+	if c := find(t, tabs[0], "ROUGE-L recall"+atPaperCut, "mean"); num(t, c[0]) < 0.82 || num(t, c[0]) > 0.88 {
+		t.Errorf("ROUGE-L at the paper's cut = %v", c[0])
+	}
+	if c := find(t, tabs[0], "TF-IDF cosine"+atPaperCut, "mean"); num(t, c[0]) < 0.97 || num(t, c[0]) > 0.995 {
+		t.Errorf("TF-IDF cosine at the paper's cut = %v", c[0])
+	}
+}
