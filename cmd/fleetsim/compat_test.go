@@ -66,3 +66,30 @@ func TestPlanCompatBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanSlotRule: --slot-rule capped plans the short pool with the
+// token-budget paper's N_seq = min(128, 65,536/⌈4096/16⌉) = 128 slots
+// (App. A), where the default scaled rule has 256 (FleetOpt §7.1); an
+// unknown rule is exit 2.
+func TestPlanSlotRule(t *testing.T) {
+	for _, c := range []struct {
+		rule  string
+		slots float64
+	}{{"scaled", 256}, {"capped", 128}} {
+		code, out, errs := runCLI(t, "plan", "--workload", "azure", "--b-short", "4096", "--method", "pr", "--slot-rule", c.rule, "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.rule, code, errs)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		p := doc["methods"].([]any)[0].(map[string]any)["pools"].([]any)[0].(map[string]any)
+		if p["slots"].(float64) != c.slots {
+			t.Errorf("%s: %v slots, want %v", c.rule, p["slots"], c.slots)
+		}
+	}
+	if code, _, _ := runCLI(t, "plan", "--b-short", "4096", "--slot-rule", "tight"); code != 2 {
+		t.Errorf("unknown slot rule: exit %d", code)
+	}
+}

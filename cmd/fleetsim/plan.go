@@ -114,6 +114,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	method := fs.String("method", "all", "homo, pr, retrofit, fleetopt, all, or a comma-separated list")
 	fixB := fs.Bool("fix-b", false, "fleetopt: keep B at --b-short and sweep γ only (FleetOpt Table 3)")
 	pareto := fs.Bool("pareto", false, "sweep every CDF breakpoint × γ and print the cost / P99 TTFT frontier")
+	slotRule := fs.String("slot-rule", catalog.SlotRuleScaled, "slots per GPU: scaled (batch limit × 8192/ctx, FleetOpt) or capped (the token-budget paper's N_seq = min(128, KV blocks/⌈ctx/16⌉))")
 	compat := fs.String("compat", "", "papers: size as the papers' simulator did (Python random.Random(42) Monte Carlo, its CDF walk, c_slo rule, TTFT = P99 wait + mean prefill; B fixed; docs/planner.md §9)")
 	format := fs.String("format", "table", "output: table or json")
 	out := fs.StringP("out", "o", "", "write the output to `FILE` (atomically) instead of stdout")
@@ -165,6 +166,10 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 			return badInput("--gpu-long: %v", err)
 		}
 	}
+	if short, err = short.WithSlotRule(*slotRule); err != nil {
+		return badInput("--slot-rule: %v", err)
+	}
+	long, _ = long.WithSlotRule(*slotRule)
 	var methods []string
 	for _, m := range strings.Split(*method, ",") {
 		m = strings.TrimSpace(strings.ToLower(m))

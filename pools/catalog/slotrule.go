@@ -18,17 +18,32 @@ const (
 // SlotRules lists the slot rules.
 func SlotRules() []string { return []string{SlotRuleScaled, SlotRuleCapped} }
 
-// SlotsByRule is the slot count of one instance at maxCtx under rule
-// ("" = SlotRuleScaled); 0 when one max-length sequence does not fit.
-func (g GPU) SlotsByRule(maxCtx int, rule string) (int, error) {
+// WithSlotRule returns the profile with its Slots rule set to rule
+// ("" = SlotRuleScaled), or an error naming the rules allowed.
+func (g GPU) WithSlotRule(rule string) (GPU, error) {
 	switch rule {
-	case SlotRuleScaled, "":
-		return g.Slots(maxCtx), nil
+	case "", SlotRuleScaled:
+		g.SlotRule = ""
 	case SlotRuleCapped:
-		if maxCtx <= 0 {
-			return 0, nil
-		}
-		return min(g.MaxSlots, g.KVBlocks/((maxCtx+g.BlockTokens-1)/g.BlockTokens)), nil
+		g.SlotRule = SlotRuleCapped
+	default:
+		return g, fmt.Errorf("slot rule %q: allowed: scaled, capped", rule)
 	}
-	return 0, fmt.Errorf("slot rule %q: allowed: scaled, capped", rule)
+	return g, nil
+}
+
+// SlotsByRule is the slot count of one instance at maxCtx under rule
+// ("" = SlotRuleScaled), whatever g.SlotRule; 0 when one max-length
+// sequence does not fit.
+func (g GPU) SlotsByRule(maxCtx int, rule string) (int, error) {
+	g, err := g.WithSlotRule(rule)
+	if err != nil {
+		return 0, err
+	}
+	return g.Slots(maxCtx), nil
+}
+
+// cappedSlots is SlotRuleCapped: min(MaxSlots, ⌊KVBlocks/⌈maxCtx/16⌉⌋).
+func (g GPU) cappedSlots(maxCtx int) int {
+	return min(g.MaxSlots, g.KVBlocks/((maxCtx+g.BlockTokens-1)/g.BlockTokens))
 }

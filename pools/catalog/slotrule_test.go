@@ -21,4 +21,13 @@ func TestSlotsByRule(t *testing.T) {
 	if _, err := g.SlotsByRule(4096, "bogus"); err == nil {
 		t.Error("unknown rule accepted")
 	}
+	// A profile carrying the capped rule: Slots (and so EngineConfig, the
+	// planner and the simulator) follow it.
+	c, err := g.WithSlotRule(SlotRuleCapped)
+	if err != nil || c.Slots(4096) != 128 || g.Slots(4096) != 256 {
+		t.Errorf("WithSlotRule: capped %d, catalog %d (%v)", c.Slots(4096), g.Slots(4096), err)
+	}
+	if ec, err := c.EngineConfig(1536, ""); err != nil || ec.MaxSeqs != 128 {
+		t.Errorf("EngineConfig under the capped rule: %+v %v", ec, err)
+	}
 }
