@@ -7,7 +7,6 @@ import (
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/sim/export"
-	"github.com/fleetsim/fleetsim/workload"
 )
 
 // figure6Thresholds are Figure 6's x values, tokens.
@@ -82,11 +81,7 @@ func TokenBudgetFigure6(Options) ([]Table, error) {
 	fig := export.Figure{Name: "tokenbudget-figure6", Title: "token-budget Figure 6: savings vs B_short",
 		XLabel: "threshold B_short (tokens)", YLabel: "GPU savings vs homogeneous (%)", LogX: true}
 	for _, p := range tokenBudgetTable2Paper {
-		cdf, err := workload.LoadCDF(p.Workload)
-		if err != nil {
-			return nil, err
-		}
-		cal, err := fleetopt.NewCalibrator(cdf, p.InputFraction, g.ChunkTokens)
+		cal, err := tokenBudgetCalibrator(p.Workload, p.InputFraction, g)
 		if err != nil {
 			return nil, err
 		}
