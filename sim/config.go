@@ -30,6 +30,13 @@ type PoolConfig struct {
 	// §7.1) or "capped" (the token-budget paper's N_seq = min(128, KV
 	// blocks/⌈max_ctx/16⌉)); catalog.SlotRuleCapped.
 	SlotRule string `json:"slot_rule,omitempty" yaml:"slot_rule,omitempty"`
+	// Profile names a variant profile file (`fleetsim fit`) whose decode and
+	// prefill constants replace the GPU's iteration timing; ProfileName
+	// picks one profile of a file that holds several. The CLI reads the
+	// file into Override (sim does no I/O). See docs/variants.md.
+	Profile     string          `json:"profile,omitempty" yaml:"profile,omitempty"`
+	ProfileName string          `json:"profile_name,omitempty" yaml:"profile_name,omitempty"`
+	Override    *EngineOverride `json:"override,omitempty" yaml:"-"`
 }
 
 // RouterConfig selects and tunes the router.
@@ -191,6 +198,9 @@ func (c *Config) Validate() error {
 		}
 		if p.QueueLimit < 0 {
 			return bad(f+".queue_limit", p.QueueLimit, "must be >= 0 (0 = no limit)")
+		}
+		if err := p.Override.validate(f, p); err != nil {
+			return err
 		}
 	}
 	if c.Router.Kind != "" && !slices.Contains(routerNames, c.Router.Kind) {

@@ -72,6 +72,7 @@ func newPool(pc PoolConfig, order int, timing string, fls *flights) (*pool, erro
 	if err != nil {
 		return nil, fmt.Errorf("pool %q: max_ctx: %w", pc.Name, err)
 	}
+	pc.Override.apply(&ecfg)
 	mode, err := parseDispatch(pc.Dispatch)
 	if err != nil {
 		return nil, fmt.Errorf("pool %q: dispatch: %w", pc.Name, err)
