@@ -162,8 +162,8 @@ func TestRegistry(t *testing.T) {
 // checks the shared table structure.
 func TestFastExperiments(t *testing.T) {
 	for _, e := range All() {
-		if e.Slow || (testing.Short() && e.Name == "fleetopt-table7") {
-			continue // table 7 compresses 600 prompts (TestFleetOptTable7)
+		if e.Slow || e.Name == "fleetopt-table7" {
+			continue // table 7 compresses 600 prompts: TestFleetOptTable7
 		}
 		tabs, err := e.Run(Options{Requests: 20000})
 		if err != nil {
