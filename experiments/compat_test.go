@@ -91,3 +91,37 @@ func TestFleetOptTable7(t *testing.T) {
 		t.Errorf("TF-IDF cosine at the paper's cut = %v", c[0])
 	}
 }
+
+// TestTable5Compat: under --compat papers FleetOpt Table 5's GPU counts
+// and analytic utilizations ρ_ana are the paper's (to its three decimals)
+// and its P99 TTFTs within 0.5 ms; the simulated columns are ours.
+func TestTable5Compat(t *testing.T) {
+	tabs, err := FleetOptTable5(Options{Compat: CompatPapers, Requests: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTable(t, tabs[0])
+	n := 0
+	for _, r := range tabs[0].Rows {
+		q := cellString(r[2])
+		c := r[len(r)-len(CompareColumns):]
+		var tol float64
+		switch {
+		case q == "GPUs n":
+			tol = 0
+		case strings.HasPrefix(q, "ρ_ana"):
+			tol = 0.0005
+		case q == "P99 TTFT analytic s":
+			tol = 0.0005
+		default:
+			continue
+		}
+		if d := num(t, c[2]); d > tol || d < -tol {
+			t.Errorf("%v %v %s: ours %v, paper %v", r[0], r[1], q, c[0], c[1])
+		}
+		n++
+	}
+	if n != 18 {
+		t.Errorf("%d cells checked, want 18", n)
+	}
+}
