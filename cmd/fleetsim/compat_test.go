@@ -93,3 +93,23 @@ func TestPlanSlotRule(t *testing.T) {
 		t.Errorf("unknown slot rule: exit %d", code)
 	}
 }
+
+// TestValidateCompatPapers: validate --calibration papers simulates the
+// papers' own PR fleet (FleetOpt Table 3/5: 43 + 131 for Azure).
+func TestValidateCompatPapers(t *testing.T) {
+	code, out, errs := runCLI(t, "validate", "--calibration", "papers", "--requests", "3000", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Pools []struct {
+			GPUs int `json:"gpus"`
+		} `json:"pools"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Pools) != 2 || doc.Pools[0].GPUs != 43 || doc.Pools[1].GPUs != 131 {
+		t.Errorf("pools %+v, want 43 + 131", doc.Pools)
+	}
+}
