@@ -83,3 +83,33 @@ func TestExperimentsReportUpToDate(t *testing.T) {
 		t.Errorf("no Figure 6 files among %v", names)
 	}
 }
+
+// TestExperimentOutBadInput: --out naming a file, or a directory whose
+// parent is missing, and an unknown --compat are one line and exit 2, and
+// nothing is written; a new directory under an existing parent is created.
+func TestExperimentOutBadInput(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "f", "x")
+	for _, args := range [][]string{
+		{"experiment", "fleetopt-table1", "--out", file},
+		{"experiment", "fleetopt-table1", "--out", filepath.Join(dir, "no", "such")},
+		{"experiment", "fleetopt-table1", "--compat", "paper"},
+	} {
+		code, _, errs := runCLI(t, args...)
+		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "no")); err == nil {
+		t.Error("a directory was created for a bad --out")
+	}
+	out := filepath.Join(dir, "new")
+	if code, _, errs := runCLI(t, "experiment", "fleetopt-table1", "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, f := range []string{"EXPERIMENTS.md", "fleetopt-table1.csv"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
