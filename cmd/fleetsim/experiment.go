@@ -18,10 +18,13 @@ func init() {
 func experimentUsage(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprint(w, `Usage: fleetsim experiment [NAME|all|list] [flags]
 
-Reproduces a table of the FleetOpt or token-budget paper: every number we
-compute (planner, router, simulator) stands beside the paper's with the
-difference, absolute and in percent. docs/experiments.md explains each
-difference. With no NAME (or "list") the experiments are listed.
+Reproduces a table or figure of the FleetOpt or token-budget paper: every
+number we compute (planner, router, simulator) stands beside the paper's
+with the difference, absolute and in percent. docs/experiments.md explains
+each difference. With no NAME (or "list") the experiments are listed.
+
+  fleetsim experiment fleetopt-table3 --compat papers   # the paper's own draw: cell for cell
+  fleetsim experiment all --out results                 # results/EXPERIMENTS.md, CSVs, PNG/SVG figures
 
 Experiments:
 `)
@@ -42,11 +45,11 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("experiment", pflag.ContinueOnError)
 	fs.SortFlags = false
 	format := fs.String("format", "markdown", "output: markdown, json or csv")
-	requests := fs.Int("requests", 0, "requests per simulated fleet (fleetopt-table5) or per routed category (tokenbudget-table4); 0 = the experiment's default")
+	requests := fs.Int("requests", 0, "requests per simulated fleet (fleetopt-table5, tokenbudget-table3) or per routed category (tokenbudget-table4); 0 = the experiment's default")
 	seed := fs.Uint64("seed", 0, "seed override (0 = each experiment's default)")
 	timing := fs.Bool("timing", false, "add wall-clock measurements (planner time, compressor latency); without it the output is byte-identical for a seed")
 	outDir := fs.StringP("out", "o", "", "write DIR/EXPERIMENTS.md (every table, differences, figures), one CSV per experiment and the figures (PNG, SVG) to `DIR` instead of printing")
-	compat := fs.String("compat", "", "papers: FleetOpt Tables 3 and 6 and §7.4 sized as the papers' simulator did (Python random.Random(42) Monte Carlo); default: exact moments beside it")
+	compat := fs.String("compat", "", "papers: FleetOpt Tables 3, 5, 6 and §7.4 sized as the papers' simulator did (Python random.Random(42) Monte Carlo); default: exact moments, with the papers-compatible table beside them")
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
