@@ -143,3 +143,30 @@ func TestBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestCalibrateBitForBit: the Azure short pool (B = 4,096) and the γ = 1.5
+// long pool calibrate to exactly the doubles of the papers' simulator —
+// reference values printed by running vllm-sr-sim's own
+// fleet_sim.optimizer.analytical.calibrate (vllm-project/semantic-router
+// at commit 3d48f8c9c, src/fleet-sim) under CPython 3.11.7: (μ_gpu, cv2,
+// mean prefill) = (24.646750834783195, 1.5124822910113718,
+// 0.02015738333333382) and (0.6412740681877808, 0.023894372740787873,
+// 0.10147314999999883).
+func TestCalibrateBitForBit(t *testing.T) {
+	c := cfgFor(t, "azure", 1000, 4096, 1)
+	cells, err := Sweep(c, []float64{1.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct {
+		got  Calib
+		want [3]float64
+	}{
+		{cells[0].Short.Calib, [3]float64{24.646750834783195, 1.5124822910113718, 0.02015738333333382}},
+		{cells[0].Long.Calib, [3]float64{0.6412740681877808, 0.023894372740787873, 0.10147314999999883}},
+	} {
+		if got := [3]float64{p.got.MuGPU, p.got.Cs2, p.got.MeanPrefillS}; got != p.want {
+			t.Errorf("calibration %v, want %v", got, p.want)
+		}
+	}
+}
