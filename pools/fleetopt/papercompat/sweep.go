@@ -54,6 +54,9 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("rho-max %v: must be in (0, 1)", c.RhoMax)
 	case !(c.SLO > 0) || math.IsInf(c.SLO, 0):
 		return fmt.Errorf("slo-ttft-p99 %v s: must be positive", c.SLO)
+	case cdfEval(points(c.CDF), c.LongCtx) < 1:
+		return fmt.Errorf("long-ctx %d: %.3g of the CDF's requests are longer; the papers-compatible mode needs every length within the long context",
+			c.LongCtx, 1-cdfEval(points(c.CDF), c.LongCtx))
 	case c.ShortGPU.Slots(c.BShort) < 1:
 		return fmt.Errorf("b-short %d: no sequence of that length fits one %s", c.BShort, c.ShortGPU.Name)
 	case c.LongGPU.Slots(c.LongCtx) < 1:
