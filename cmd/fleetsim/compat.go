@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"strings"
 
@@ -54,4 +55,15 @@ func runPlanCompat(fs *pflag.FlagSet, compat string, a compatArgs, write func(do
 		return badInput("%s", strings.TrimPrefix(flagNames(oneLine(err)), "papercompat: "))
 	}
 	return write(plan, func(w io.Writer) error { return writePlanTable(w, plan) })
+}
+
+// writeDoc writes a plan-like document: indented JSON for format "json",
+// else the table.
+func writeDoc(w io.Writer, format string, doc any, table func(io.Writer) error) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	}
+	return table(w)
 }

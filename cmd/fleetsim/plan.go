@@ -199,14 +199,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	if *compat != "" {
 		return runPlanCompat(fs, *compat, compatArgs{cdf, *rate, slo, *rhoMax, short, long, *longCtx, *bShort, *gamma, *pc, methods, *pareto}, func(doc any, table func(io.Writer) error) error {
-			return writeOut(*out, stdout, func(w io.Writer) error {
-				if *format == "json" {
-					enc := json.NewEncoder(w)
-					enc.SetIndent("", "  ")
-					return enc.Encode(doc)
-				}
-				return table(w)
-			})
+			return writeOut(*out, stdout, func(w io.Writer) error { return writeDoc(w, *format, doc, table) })
 		})
 	}
 	cal, err := fleetopt.NewCalibrator(cdf, *frac, short.ChunkTokens)
@@ -249,15 +242,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		}
 		doc, table = plan, func(w io.Writer) error { return writePlanTable(w, plan) }
 	}
-	write := func(w io.Writer) error {
-		if *format == "json" {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(doc)
-		}
-		return table(w)
-	}
-	return writeOut(*out, stdout, write)
+	return writeOut(*out, stdout, func(w io.Writer) error { return writeDoc(w, *format, doc, table) })
 }
 
 // flagNames rewrites the planner's field names into the CLI's flag names.
