@@ -69,6 +69,7 @@ func Plan(cfg Config, methods []string) (fleetopt.Plan, error) {
 		for _, pp := range mp.Pools {
 			mp.TotalGPUs += pp.GPUs
 			mp.AnnualUSD += pp.AnnualUSD
+			mp.ProfilerGPUs += pp.ProfilerGPUs
 		}
 		if homoCost > 0 {
 			mp.Savings = 1 - mp.AnnualUSD/homoCost
@@ -108,6 +109,10 @@ func poolPlan(name string, g catalog.GPU, maxCtx, lo, hi int, p Pool, rhoMax flo
 	}
 	if p.GPUs > 0 {
 		pp.Utilization = p.Lambda / (float64(p.GPUs) * p.MuGPU)
+	}
+	headroom := map[string]float64{"homogeneous": fleetopt.HeadroomHomo, "short": fleetopt.HeadroomShort, "long": fleetopt.HeadroomLong}[name]
+	if p.Lambda > 0 {
+		pp.ProfilerGPUs = int(math.Ceil(p.Lambda / p.MuGPU * headroom * (1 - 1e-12))) // as fleetopt's profiler_gpus
 	}
 	return pp
 }
