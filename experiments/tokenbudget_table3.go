@@ -7,6 +7,7 @@ import (
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/pools/queueing"
+	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -34,11 +35,11 @@ func runTB3(short, long, requests int, seed uint64) (*sim.Summary, error) {
 	cfg.SLO = sim.SLO{TTFTS: 2, TPOTS: 0.08}
 	if short == 0 {
 		cfg.Pools = []sim.PoolConfig{{Name: "homogeneous", GPU: "a100", Count: long, MaxContext: fleetopt.DefaultLongCtx}}
-		cfg.Router = sim.RouterConfig{Kind: sim.RouterLength}
+		cfg.Router = sim.RouterConfig{Config: router.Config{Kind: sim.RouterLength}}
 	} else {
 		cfg.Pools = []sim.PoolConfig{{Name: "short", GPU: "a100", Count: short, MaxContext: 8192},
 			{Name: "long", GPU: "a100", Count: long, MaxContext: fleetopt.DefaultLongCtx}}
-		cfg.Router = sim.RouterConfig{Kind: sim.RouterTokenBudget, BShort: 8192}
+		cfg.Router = sim.RouterConfig{Config: router.Config{Kind: sim.RouterTokenBudget, BShort: 8192}}
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
