@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fleetsim/fleetsim/internal/cputime"
 	"github.com/fleetsim/fleetsim/router/compress"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -125,13 +126,13 @@ func timeCompress(reqs []bandRequest) (wall, cpu []float64, err error) {
 		}
 	}
 	for _, r := range reqs {
-		c0, ok0 := threadCPU()
+		c0, ok0 := cputime.Thread()
 		t0 := time.Now()
 		if _, err := c.Compress(r.prompt, r.budget); err != nil {
 			return nil, nil, err
 		}
 		wall = append(wall, float64(time.Since(t0).Nanoseconds())/1e6)
-		if c1, ok1 := threadCPU(); ok0 && ok1 {
+		if c1, ok1 := cputime.Thread(); ok0 && ok1 {
 			cpu = append(cpu, (c1-c0)*1e3)
 		}
 	}
