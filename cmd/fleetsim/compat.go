@@ -67,3 +67,17 @@ func writeDoc(w io.Writer, format string, doc any, table func(io.Writer) error) 
 	}
 	return table(w)
 }
+
+// slotRuleOf is the slot rule a planned pool was sized with, read back
+// from its recorded slot count: catalog.SlotRuleCapped when that count is
+// the capped rule's and not the catalog's scaled one, else "" (scaled).
+func slotRuleOf(gpu string, maxCtx, slots int) string {
+	g, err := catalog.LookupGPU(gpu)
+	if err != nil || slots <= 0 || g.Slots(maxCtx) == slots {
+		return ""
+	}
+	if c, _ := g.SlotsByRule(maxCtx, catalog.SlotRuleCapped); c == slots {
+		return catalog.SlotRuleCapped
+	}
+	return ""
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -111,5 +112,34 @@ func TestValidateCompatPapers(t *testing.T) {
 	}
 	if len(doc.Pools) != 2 || doc.Pools[0].GPUs != 43 || doc.Pools[1].GPUs != 131 {
 		t.Errorf("pools %+v, want 43 + 131", doc.Pools)
+	}
+}
+
+// TestSimulateCappedPlan: a plan made with --slot-rule capped records 128
+// slots for the 4,096-token short pool (the token-budget paper's N_seq,
+// App. A); simulate --plan reads the rule back from that count, so the
+// simulated pool has 128 slots, not the scaled rule's 256.
+func TestSimulateCappedPlan(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.json")
+	if code, _, errs := runCLI(t, "plan", "--workload", "azure", "--b-short", "4096", "--method", "pr", "--slot-rule", "capped",
+		"--format", "json", "--out", plan); code != 0 {
+		t.Fatalf("plan: exit %d: %s", code, errs)
+	}
+	code, out, errs := runCLI(t, "simulate", "--plan", plan, "--requests", "2000", "--no-parquet", "--format", "json", "--out", filepath.Join(dir, "run"))
+	if code != 0 {
+		t.Fatalf("simulate: exit %d: %s", code, errs)
+	}
+	var sum struct {
+		Pools []struct {
+			Name  string `json:"name"`
+			Slots int    `json:"slots"`
+		} `json:"pools"`
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Pools) != 2 || sum.Pools[0].Slots != 128 || sum.Pools[1].Slots != 16 {
+		t.Errorf("simulated pools %+v, want 128 and 16 slots", sum.Pools)
 	}
 }

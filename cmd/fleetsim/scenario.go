@@ -178,7 +178,8 @@ func applyPlan(path, method string, ownWorkload bool, cfg *sim.Config) (planRout
 	}
 	cfg.Pools = make([]sim.PoolConfig, len(m.Pools))
 	for i, pp := range m.Pools {
-		cfg.Pools[i] = sim.PoolConfig{Name: pp.Name, GPU: strings.ToLower(pp.GPU), Count: pp.GPUs, MaxContext: pp.MaxCtx}
+		cfg.Pools[i] = sim.PoolConfig{Name: pp.Name, GPU: strings.ToLower(pp.GPU), Count: pp.GPUs, MaxContext: pp.MaxCtx,
+			SlotRule: slotRuleOf(pp.GPU, pp.MaxCtx, pp.Slots)}
 	}
 	w := &cfg.Workload
 	if h.Workload != "" && !ownWorkload {
