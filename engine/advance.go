@@ -446,6 +446,9 @@ func (e *Engine) step(out []Result) []Result {
 				if !s.first {
 					s.first = true
 					s.res.FirstToken = end
+					if e.onFirst != nil {
+						e.onFirst(s.res.Req, end)
+					}
 				}
 				if s.g == s.res.Req.OutputTokens {
 					e.free += e.blocksFor(s.p)
