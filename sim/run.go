@@ -11,6 +11,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/engine"
 	"github.com/fleetsim/fleetsim/router"
+	"github.com/fleetsim/fleetsim/sim/osd"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -108,6 +109,8 @@ type fleet struct {
 	endTime      float64
 
 	fm acc // fleet metrics
+
+	osd *osdFeed // over-saturation detectors; nil when off
 }
 
 func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet, error) {
@@ -130,6 +133,13 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 			return nil, err
 		}
 		f.pools = append(f.pools, p)
+	}
+	if f.osd = newOSDFeed(cfg.OSD, len(f.pools)); f.osd != nil {
+		for _, p := range f.pools {
+			for _, e := range p.eng {
+				e.OnFirstToken(f.osdFirstToken)
+			}
+		}
 	}
 	f.rank = append([]*pool(nil), f.pools...)
 	sort.SliceStable(f.rank, func(a, b int) bool { return f.rank[a].cfg.MaxContext < f.rank[b].cfg.MaxContext })
@@ -181,7 +191,7 @@ func (f *fleet) at(t float64, h func()) {
 		d = 0
 	}
 	f.sim.Timeout(d).AddHandler(func(*simgo.Event) {
-		if f.err == nil {
+		if f.err == nil && !f.halted() {
 			h()
 		}
 	})
@@ -201,6 +211,10 @@ func (f *fleet) run() error {
 	f.sim.Run()
 	if f.err != nil {
 		return f.err
+	}
+	if f.halted() {
+		f.endHalted()
+		return nil
 	}
 	// Drain: every instance runs to completion.
 	f.now = math.Inf(1)
@@ -289,6 +303,9 @@ func (f *fleet) step(t float64) {
 	f.now = t
 	f.advancePools(t)
 	f.emitUpTo(t)
+	if f.osd != nil && f.err == nil {
+		f.osdFlush(t)
+	}
 }
 
 func (f *fleet) advancePools(t float64) {
@@ -339,6 +356,9 @@ func (f *fleet) arrive(fl *flight) {
 	f.lastArr = t
 	if !fl.warmup {
 		f.fm.arrived++
+	}
+	if f.osd != nil {
+		f.osdArrive(t)
 	}
 	if f.opts.Progress != nil && f.arrived%progressEvery == 0 {
 		f.opts.Progress(f.arrived)
@@ -395,12 +415,13 @@ func (f *fleet) addBusy(p *pool, admitted, finished float64) {
 	}
 }
 
-// stopped polls Options.Stop and fails the run when it says so.
+// stopped polls Options.Stop and fails the run when it says so; it also
+// reports a run halted by an enforce-mode detector.
 func (f *fleet) stopped() bool {
 	if f.opts.Stop != nil && f.opts.Stop() {
 		f.fail(ErrStopped)
 	}
-	return f.err != nil
+	return f.err != nil || f.halted()
 }
 
 // idle reports whether nothing is in flight: no request running, waiting,
@@ -494,6 +515,9 @@ func (f *fleet) deliverLater(fl *flight, p *pool, t float64) {
 // deliver hands fl to pool p at time t.
 func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 	fl.pool = p
+	if f.osd != nil {
+		f.osdCheck(f.osd.pools[p.order].Start(t), t, p.cfg.Name)
+	}
 	if !fl.warmup {
 		p.m.arrived++
 	}
@@ -508,6 +532,9 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 			next++
 		}
 		if f.cfg.Router.RetryDelayS > 0 && next < len(f.rank) {
+			if f.osd != nil {
+				f.osdEnd(p, t, false)
+			}
 			fl.retries++
 			f.deliverLater(fl, f.rank[next], t+f.cfg.Router.RetryDelayS)
 			return
@@ -538,6 +565,9 @@ func (f *fleet) reject(fl *flight, t float64, reason string, count bool) {
 	}
 	if !fl.warmup {
 		f.fm.rejected++
+	}
+	if f.osd != nil {
+		f.osdEnd(fl.pool, t, true)
 	}
 	nan := math.NaN()
 	f.rec = Record{
@@ -586,6 +616,9 @@ func (f *fleet) finish(res *engine.Result) {
 	}
 	p := fl.pool
 	a := fl.fleetArrival
+	if f.osd != nil {
+		f.osdEnd(p, res.Finished, true)
+	}
 	tpot := 0.0
 	if fl.req.OutputTokens > 1 {
 		tpot = (res.Finished - res.FirstToken) / float64(fl.req.OutputTokens-1)
@@ -670,6 +703,19 @@ func (f *fleet) summary() *Summary {
 	}
 	s.Fleet = f.fm.metrics(gpus, 0, capacity, w)
 	s.Fleet.Name = "fleet"
+	if o := f.osd; o != nil {
+		for i := range s.Pools {
+			var d *osd.Detector
+			if o.started {
+				d = o.pools[i]
+			}
+			s.Pools[i].OSD = f.osdVerdict(d)
+		}
+		s.Fleet.OSD = f.osdVerdict(o.fleet)
+		if o.halted {
+			s.OSDStop = &OSDStop{By: o.haltBy, DetectedAtS: o.detectedAt, StoppedAtS: o.haltedAtNow}
+		}
+	}
 	// The fleet is overloaded when any pool is (its own backlog trend is
 	// reported, but pooled samples are not a verdict on any one pool).
 	s.Fleet.Overloaded = false
