@@ -11,7 +11,8 @@ import (
 
 // a10gOSD runs one a10g at max context 2048 (kv timing; 20 slots,
 // pools/gpu.go) on L_total uniform in [50, 2000] (80% input) at rate req/s
-// for 300 simulated seconds (rate × 300 requests), 20% warm-up.
+// for 300 simulated seconds (rate × 300 requests), 20% warm-up, with the
+// test generator newPoisson.
 func a10gOSD(t *testing.T, rate float64, seed uint64, mode string) *Summary {
 	return a10gOSDWarm(t, rate, seed, mode, 0.2)
 }
@@ -19,9 +20,7 @@ func a10gOSD(t *testing.T, rate float64, seed uint64, mode string) *Summary {
 func a10gOSDWarm(t *testing.T, rate float64, seed uint64, mode string, warm float64) *Summary {
 	t.Helper()
 	n := int(300 * rate)
-	cfg := fleetCfg(n, warm, PoolConfig{Name: "a", GPU: "a10g", Count: 1, MaxContext: 2048})
-	cfg.Workload.Rate = rate
-	cfg.OSD.Mode = mode
+	cfg := a10gCfg(rate, n, warm, mode)
 	s, err := Run(cfg, newPoisson(n, rate, 50, 2000, seed), nil, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -29,26 +28,63 @@ func a10gOSDWarm(t *testing.T, rate float64, seed uint64, mode string, warm floa
 	return s
 }
 
-// TestOSDA10GBoundary is issue 9's acceptance case: the pool saturates
-// between 12.5 and 13 req/s (TestOverloadDetector's estimate: roughly
-// 14 req/s at full batch, less with the prefill work). guidellm's detector,
-// in simulated time, must never fire at 12 or 12.5 req/s on 8 seeds and must
-// always fire at 14 req/s. At 13 req/s (overloaded) it fires on every seed,
-// where the backlog-slope flag catches only some (the issue: 2 of 8).
+func a10gCfg(rate float64, n int, warm float64, mode string) Config {
+	cfg := fleetCfg(n, warm, PoolConfig{Name: "a", GPU: "a10g", Count: 1, MaxContext: 2048})
+	cfg.Workload.Rate = rate
+	cfg.OSD.Mode = mode
+	return cfg
+}
+
+// a10gOSDCLI is a10gOSD with the workload package's generator, as
+// `fleetsim simulate --workload testdata/uniform-50-2000.json --seed seed`
+// runs it (the CDF [[49, 0], [2000, 1]]: integers uniform in [50, 2000]).
+func a10gOSDCLI(t *testing.T, rate float64, seed uint64) *Summary {
+	t.Helper()
+	n := int(300 * rate)
+	cfg := a10gCfg(rate, n, 0.2, "")
+	cfg.Seed = seed
+	cfg.Workload.CDF = "../testdata/uniform-50-2000.json"
+	src, err := workload.NewSource(cfg.Workload, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Run(cfg, src, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestOSDA10GBoundary is issue 9's acceptance case: one a10g serving L_total
+// uniform in [50, 2000] saturates at about 13.0 req/s (the throughput
+// measured at 14 req/s). guidellm's detector, in simulated time, must never
+// fire at 12 or 12.5 req/s on 8 seeds and must always fire at 14 req/s; at
+// 13 req/s (overloaded) it fires on every seed of newPoisson, where the
+// backlog-slope flag catches only 2 of 8.
+//
+// The "never at 12.5" half depends on the realization: 12.5 req/s is a
+// load of about 0.96, and in some 300 s realizations the queue does grow
+// for minutes. With the workload package's generator (the CLI's), seeds 3
+// and 7 of 1..8 fire at 12.5 req/s (at 242 s and 267 s, both also flagged
+// by the backlog slope); over seeds 1..32 the detector fires on 1 at
+// 12 req/s, 8 at 12.5, 23 at 13 and 32 at 14 (docs/osd.md). The test checks
+// the acceptance on newPoisson's seeds 1..8, and on the CLI generator only
+// what holds there: never at 12, always at 14 (12.5 and 13 are logged).
 func TestOSDA10GBoundary(t *testing.T) {
 	for _, c := range []struct {
-		rate float64
-		want bool
-	}{{12, false}, {12.5, false}, {13, true}, {14, true}} {
-		var line strings.Builder
-		backlog := 0
+		rate      float64
+		want, cli int // seeds of 8 that must fire; -1: not checked
+	}{{12, 0, 0}, {12.5, 0, -1}, {13, 8, -1}, {14, 8, 8}} {
+		var line, cline strings.Builder
+		fired, cfired, backlog := 0, 0, 0
 		for seed := range uint64(8) {
 			s := a10gOSD(t, c.rate, seed+1, "")
 			v := s.Pools[0].OSD
-			if v.Fired != c.want || s.Fleet.OSD.Fired != c.want {
-				t.Errorf("rate %v seed %d: fired %v (fleet %v), want %v; final %+v", c.rate, seed+1, v.Fired, s.Fleet.OSD.Fired, c.want, v.Final)
+			if v.Fired != s.Fleet.OSD.Fired {
+				t.Errorf("rate %v seed %d: pool fired %v, fleet %v (one pool: the same events)", c.rate, seed+1, v.Fired, s.Fleet.OSD.Fired)
 			}
 			if v.Fired {
+				fired++
 				fmt.Fprintf(&line, " %.0fs", *v.FiredAtS)
 			} else {
 				line.WriteString(" -")
@@ -56,8 +92,21 @@ func TestOSDA10GBoundary(t *testing.T) {
 			if s.Pools[0].Overloaded {
 				backlog++
 			}
+			cs := a10gOSDCLI(t, c.rate, seed+1)
+			if cv := cs.Pools[0].OSD; cv.Fired {
+				cfired++
+				fmt.Fprintf(&cline, " %.0fs", *cv.FiredAtS)
+			} else {
+				cline.WriteString(" -")
+			}
 		}
-		t.Logf("rate %4.1f req/s: OSD fired at%s; backlog flag on %d of 8 seeds", c.rate, line.String(), backlog)
+		t.Logf("rate %4.1f req/s: newPoisson: OSD fired at%s (backlog flag on %d of 8); CLI generator: fired at%s", c.rate, line.String(), backlog, cline.String())
+		if fired != c.want {
+			t.Errorf("rate %v: fired on %d of 8 newPoisson seeds, want %d", c.rate, fired, c.want)
+		}
+		if c.cli >= 0 && cfired != c.cli {
+			t.Errorf("rate %v: fired on %d of 8 CLI-generator seeds, want %d", c.rate, cfired, c.cli)
+		}
 	}
 }
 
