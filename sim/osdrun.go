@@ -5,6 +5,9 @@ import (
 	"github.com/fleetsim/fleetsim/workload"
 )
 
+// fleetName names the fleet-wide detector in verdicts.
+const fleetName = "fleet"
+
 // OSD modes (Config.OSD.Mode).
 const (
 	OSDMonitor = "monitor" // run the detectors and report them (the default)
@@ -161,7 +164,7 @@ func (f *fleet) osdArrive(t float64) {
 			o.pools[i] = osd.New(p, t)
 		}
 	}
-	f.osdCheck(o.fleet.Start(t), t, "fleet")
+	f.osdCheck(o.fleet.Start(t), t, fleetName)
 }
 
 // osdFirstToken is the engines' first-token hook.
@@ -179,7 +182,7 @@ func (f *fleet) osdFlush(t float64) {
 		e := o.first.pop()
 		p := f.pools[e.pool]
 		f.osdCheck(o.pools[e.pool].FirstToken(e.t, e.ttft), e.t, p.cfg.Name)
-		f.osdCheck(o.fleet.FirstToken(e.t, e.ttft), e.t, "fleet")
+		f.osdCheck(o.fleet.FirstToken(e.t, e.ttft), e.t, fleetName)
 	}
 }
 
@@ -190,7 +193,7 @@ func (f *fleet) osdEnd(p *pool, t float64, leavesFleet bool) {
 	f.osdFlush(t)
 	f.osdCheck(o.pools[p.order].End(t), t, p.cfg.Name)
 	if leavesFleet {
-		f.osdCheck(o.fleet.End(t), t, "fleet")
+		f.osdCheck(o.fleet.End(t), t, fleetName)
 	}
 }
 
@@ -201,7 +204,12 @@ func (f *fleet) osdCheck(alert bool, t float64, by string) {
 		o.backwards++
 	}
 	o.lastT = t
-	if alert && o.enforce && !o.halted {
+	if !alert || !o.enforce {
+		return
+	}
+	// The first alert stops the run; a pool's alert at the same instant as
+	// the fleet's names the pool (the more specific verdict).
+	if !o.halted || (o.haltBy == fleetName && by != fleetName && t == o.detectedAt) {
 		o.halted, o.haltBy, o.detectedAt = true, by, t
 	}
 }

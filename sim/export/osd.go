@@ -16,8 +16,12 @@ func OSDVerdictLine(s *sim.Summary) string {
 		return ""
 	}
 	if st := s.OSDStop; st != nil {
-		return fmt.Sprintf("STOPPED: over-saturation detected by %s at %.2f s (guidellm OSD, --osd enforce); the run ended at %.2f s after %d arrivals; the requests still in flight have no record",
+		line := fmt.Sprintf("STOPPED: over-saturation detected in %s at %.2f s (guidellm OSD, --osd enforce); the run ended at %.2f s after %d arrivals; the requests still in flight have no record",
 			st.By, st.DetectedAtS, st.StoppedAtS, s.Requests)
+		if s.WarmupRequests >= s.Requests {
+			line += fmt.Sprintf("; every arrival was warm-up (--warmup %g), so the metrics above are empty", s.Config.WarmupFraction)
+		}
+		return line
 	}
 	var fired []string
 	for _, m := range append(append([]sim.PoolMetrics(nil), s.Pools...), s.Fleet) {
