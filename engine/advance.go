@@ -447,7 +447,7 @@ func (e *Engine) step(out []Result) []Result {
 					s.first = true
 					s.res.FirstToken = end
 					if e.onFirst != nil {
-						e.onFirst(s.res.Req, end)
+						e.onFirst(s.res.Job, end)
 					}
 				}
 				if s.g == s.res.Job.Out {

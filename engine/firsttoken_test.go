@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/fleetsim/fleetsim/workload"
 )
 
 // TestOnFirstToken: on random scenarios (preemption, chunked prefill, shared
@@ -22,41 +21,41 @@ func TestOnFirstToken(t *testing.T) {
 		}
 		q := &sliceQueue{}
 		e.SetShared(q)
-		seen := map[int64]float64{}
+		seen := map[int]float64{}
 		last := math.Inf(-1)
-		e.OnFirstToken(func(r *workload.Request, at float64) {
-			if _, dup := seen[r.ID]; dup {
-				t.Errorf("scenario %d: request %d: first token reported twice", k, r.ID)
+		e.OnFirstToken(func(j Job, at float64) {
+			if _, dup := seen[j.Tag]; dup {
+				t.Errorf("scenario %d: job %d: first token reported twice", k, j.Tag)
 			}
 			if at < last {
 				t.Errorf("scenario %d: first token at %v after one at %v", k, at, last)
 			}
-			seen[r.ID], last = at, at
+			seen[j.Tag], last = at, at
 		})
 		var out []Result
 		for i, r := range sc.reqs {
-			out = e.AdvanceTo(r.Arrival, out)
+			out = e.AdvanceTo(r.at, out)
 			if sc.shared[i] && e.Stats().Running+e.Stats().Queued > 0 {
-				q.Push(r)
+				q.Push(r.job)
 				continue
 			}
-			if res, ok := e.Submit(r, r.Arrival); !ok {
+			if res, ok := e.Submit(r.job, r.at); !ok {
 				out = append(out, res)
 			}
 		}
 		out = e.AdvanceTo(math.Inf(1), out)
 		served := 0
 		for _, res := range out {
-			at, ok := seen[res.Req.ID]
+			at, ok := seen[res.Job.Tag]
 			if res.Rejected {
 				if ok {
-					t.Errorf("scenario %d: rejected request %d reported a first token", k, res.Req.ID)
+					t.Errorf("scenario %d: rejected job %d reported a first token", k, res.Job.Tag)
 				}
 				continue
 			}
 			served++
 			if !ok || at != res.FirstToken {
-				t.Errorf("scenario %d: request %d: hook %v (called %v), Result.FirstToken %v", k, res.Req.ID, at, ok, res.FirstToken)
+				t.Errorf("scenario %d: job %d: hook %v (called %v), Result.FirstToken %v", k, res.Job.Tag, at, ok, res.FirstToken)
 			}
 		}
 		if served != len(seen) {

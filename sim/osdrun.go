@@ -1,8 +1,8 @@
 package sim
 
 import (
+	"github.com/fleetsim/fleetsim/engine"
 	"github.com/fleetsim/fleetsim/sim/osd"
-	"github.com/fleetsim/fleetsim/workload"
 )
 
 // fleetName names the fleet-wide detector in verdicts.
@@ -168,8 +168,8 @@ func (f *fleet) osdArrive(t float64) {
 }
 
 // osdFirstToken is the engines' first-token hook.
-func (f *fleet) osdFirstToken(r *workload.Request, t float64) {
-	fl := flightOf(r)
+func (f *fleet) osdFirstToken(j engine.Job, t float64) {
+	fl := f.flights.of(&j)
 	o := f.osd
 	o.seq++
 	o.first.push(firstEv{t: t, ttft: t - fl.fleetArrival, seq: o.seq, pool: int32(fl.pool.order)})
