@@ -4,6 +4,7 @@ import (
 	"io"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // BenchmarkSimulate runs the default scenario (Azure, 1,000 req/s, the
@@ -30,4 +31,37 @@ func BenchmarkSimulate(b *testing.B) {
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "requests/s")
 		})
 	}
+}
+
+// BenchmarkParquetOverhead is issue 9's Parquet acceptance: 1,000,000
+// requests of the default scenario (Azure at 1,000 req/s on the FleetOpt
+// pool-routing fleet, kv timing) through the CLI, with and without
+// requests.parquet, alternating within each iteration so that both see the
+// same machine load. It reports each one's simulated requests per
+// wall-clock second and their ratio (target: parquet/no-parquet >= 0.85).
+func BenchmarkParquetOverhead(b *testing.B) {
+	const n = 1_000_000
+	dir := b.TempDir()
+	var with, without time.Duration
+	for b.Loop() {
+		for _, parquet := range []bool{true, false} {
+			args := []string{"simulate", "--requests", strconv.Itoa(n), "--out", dir}
+			if !parquet {
+				args = append(args, "--no-parquet")
+			}
+			t0 := time.Now()
+			if code := run(args, io.Discard, io.Discard); code != 0 {
+				b.Fatalf("exit status %d", code)
+			}
+			if d := time.Since(t0); parquet {
+				with += d
+			} else {
+				without += d
+			}
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/with.Seconds(), "parquet-req/s")
+	b.ReportMetric(float64(n)*float64(b.N)/without.Seconds(), "no-parquet-req/s")
+	b.ReportMetric(without.Seconds()/with.Seconds(), "ratio")
+	b.ReportMetric(0, "ns/op")
 }
