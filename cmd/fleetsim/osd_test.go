@@ -50,6 +50,17 @@ func TestSimulateOSD(t *testing.T) {
 	if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "osd.mode") {
 		t.Errorf("--osd on: exit %d, stderr %q", code, stderr)
 	}
+	bad := writeFile(t, t.TempDir(), "bad.yaml", "osd:\n  params: {confidence: 1}\n")
+	code, _, stderr = runCLI(t, "simulate", "--config", bad, "--out", t.TempDir())
+	if code != 2 || !strings.Contains(stderr, "osd.params.confidence") {
+		t.Errorf("confidence 1: exit %d, stderr %q", code, stderr)
+	}
+	// A file's params keep guidellm's defaults for the keys it leaves out.
+	part := writeFile(t, t.TempDir(), "part.yaml", "osd:\n  params: {minimum_duration_s: 10}\n")
+	cfg := parseScenario(t, "--config", part)
+	if p := cfg.OSD.Params; p == nil || p.MinimumDuration != 10 || p.MOEThreshold != 2 || p.Confidence != 0.95 {
+		t.Errorf("params from a partial file: %+v", p)
+	}
 	code, stdout, _ = runCLI(t, smallArgs(t.TempDir(), "--osd", "off")...)
 	if code != 0 || strings.Contains(stdout, "over-saturation") || !strings.Contains(stdout, "| off") {
 		t.Errorf("--osd off: exit %d, stdout:\n%s", code, stdout)

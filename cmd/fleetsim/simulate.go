@@ -17,6 +17,7 @@ import (
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/sim/export"
+	"github.com/fleetsim/fleetsim/sim/osd"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -310,6 +311,10 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	}
 	if cfg.OSD.Mode == "" {
 		cfg.OSD.Mode = sim.OSDMonitor
+	}
+	if cfg.OSD.Params == nil && cfg.OSD.Mode != sim.OSDOff {
+		p := osd.DefaultConfig()
+		cfg.OSD.Params = &p
 	}
 	if fi, err := os.Stat(f.out); err == nil && !fi.IsDir() {
 		return badInput("--out %q: exists and is not a directory", f.out)
