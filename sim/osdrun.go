@@ -95,21 +95,11 @@ type firstEv struct {
 
 type firstHeap []firstEv
 
-func (h firstHeap) less(a, b int) bool {
-	return h[a].t < h[b].t || (h[a].t == h[b].t && h[a].seq < h[b].seq)
-}
+func firstLess(a, b *firstEv) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) }
 
 func (h *firstHeap) push(e firstEv) {
 	*h = append(*h, e)
-	s := *h
-	for k := len(s) - 1; k > 0; {
-		p := (k - 1) / 2
-		if !s.less(k, p) {
-			break
-		}
-		s[k], s[p] = s[p], s[k]
-		k = p
-	}
+	siftUp(*h, len(*h)-1, firstLess)
 }
 
 func (h *firstHeap) pop() firstEv {
@@ -117,22 +107,8 @@ func (h *firstHeap) pop() firstEv {
 	top := s[0]
 	n := len(s) - 1
 	s[0] = s[n]
-	s = s[:n]
-	for k := 0; ; {
-		c := 2*k + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && s.less(c+1, c) {
-			c++
-		}
-		if !s.less(c, k) {
-			break
-		}
-		s[k], s[c] = s[c], s[k]
-		k = c
-	}
-	*h = s
+	*h = s[:n]
+	siftDown(*h, 0, firstLess)
 	return top
 }
 

@@ -787,17 +787,11 @@ func (h *resHeap) pop() engine.Result {
 // calendar.
 type dueHeap []float64
 
+func timeLess(a, b *float64) bool { return *a < *b }
+
 func (h *dueHeap) push(t float64) {
 	*h = append(*h, t)
-	s := *h
-	for k := len(s) - 1; k > 0; {
-		p := (k - 1) / 2
-		if s[p] <= s[k] {
-			break
-		}
-		s[p], s[k] = s[k], s[p]
-		k = p
-	}
+	siftUp(*h, len(*h)-1, timeLess)
 }
 
 // pop removes the earliest time (events fire in time order, so it is the
@@ -806,20 +800,6 @@ func (h *dueHeap) pop() {
 	s := *h
 	n := len(s) - 1
 	s[0] = s[n]
-	s = s[:n]
-	for k := 0; ; {
-		c := 2*k + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && s[c+1] < s[c] {
-			c++
-		}
-		if s[k] <= s[c] {
-			break
-		}
-		s[k], s[c] = s[c], s[k]
-		k = c
-	}
-	*h = s
+	*h = s[:n]
+	siftDown(*h, 0, timeLess)
 }

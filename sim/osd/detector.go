@@ -15,7 +15,6 @@ type window struct {
 	limit int // int(total × MaximumWindowRatio): the most points kept
 }
 
-
 // push adds p and updates the ratio limit (ratio: MaximumWindowRatio).
 func (w *window) push(p point, ratio float64) {
 	if w.n == len(w.buf) {
