@@ -1,8 +1,8 @@
 package engine
 
 // FirstTokenFunc is told of a job's first token: the job and the end of the
-// iteration that finished its prefill (s).
-type FirstTokenFunc func(j Job, t float64)
+// iteration that finished its prefill.
+type FirstTokenFunc func(j Job, t Time)
 
 // OnFirstToken makes the engine call f (nil: nothing) whenever an iteration
 // finishes a job's prefill, as that iteration is run. Calls come in the

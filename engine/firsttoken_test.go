@@ -21,9 +21,9 @@ func TestOnFirstToken(t *testing.T) {
 		}
 		q := &sliceQueue{}
 		e.SetShared(q)
-		seen := map[int]float64{}
-		last := math.Inf(-1)
-		e.OnFirstToken(func(j Job, at float64) {
+		seen := map[int]Time{}
+		last := Time(math.MinInt64)
+		e.OnFirstToken(func(j Job, at Time) {
 			if _, dup := seen[j.Tag]; dup {
 				t.Errorf("scenario %d: job %d: first token reported twice", k, j.Tag)
 			}
@@ -43,7 +43,7 @@ func TestOnFirstToken(t *testing.T) {
 				out = append(out, res)
 			}
 		}
-		out = e.AdvanceTo(math.Inf(1), out)
+		out = e.AdvanceTo(Never, out)
 		served := 0
 		for _, res := range out {
 			at, ok := seen[res.Job.Tag]

@@ -144,11 +144,14 @@ func (f *fleet) osdArrive(t float64) {
 }
 
 // osdFirstToken is the engines' first-token hook.
-func (f *fleet) osdFirstToken(j engine.Job, t float64) {
+// The TTFT is computed as the record's ttft_s is: a difference of engine
+// times (the arrival rounded to a picosecond as the engines saw it).
+func (f *fleet) osdFirstToken(j engine.Job, t engine.Time) {
 	fl := f.flights.of(&j)
 	o := f.osd
 	o.seq++
-	o.first.push(firstEv{t: t, ttft: t - fl.fleetArrival, seq: o.seq, pool: int32(fl.pool.order)})
+	ttft := (t - engine.Seconds(fl.fleetArrival)).Seconds()
+	o.first.push(firstEv{t: t.Seconds(), ttft: ttft, seq: o.seq, pool: int32(fl.pool.order)})
 }
 
 // osdFlush feeds the pending first tokens at or before t.
