@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/fleetsim/fleetsim/internal/cputime"
 )
 
 // BenchmarkSimulate runs the default scenario (Azure, 1,000 req/s, the
@@ -57,11 +59,13 @@ func BenchmarkParquetOverhead(b *testing.B) {
 			if !parquet {
 				args = append(args, "--no-parquet")
 			}
-			c0, t0 := threadCPUSeconds(), time.Now()
+			c0, _ := cputime.Thread()
+			t0 := time.Now()
 			if code := run(args, io.Discard, io.Discard); code != 0 {
 				b.Fatalf("exit status %d", code)
 			}
-			d, c := time.Since(t0), threadCPUSeconds()-c0
+			c1, _ := cputime.Thread()
+			d, c := time.Since(t0), c1-c0
 			if parquet {
 				with, cpuWith = with+d, cpuWith+c
 			} else {
