@@ -227,5 +227,5 @@ func (c *Config) validateWorkload() error {
 	if err := c.Workload.Validate(); err != nil {
 		return fmt.Errorf("workload.%w", err)
 	}
-	return nil
+	return c.checkTimeRange()
 }
