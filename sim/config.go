@@ -68,6 +68,9 @@ type Config struct {
 	// with warmup=true and excluded from metrics. Default 0.2.
 	WarmupFraction float64 `json:"warmup_fraction" yaml:"warmup_fraction"`
 	SLO            SLO     `json:"slo" yaml:"slo"`
+	// OSD selects the over-saturation detector (default: monitor with
+	// guidellm's parameters).
+	OSD OSDConfig `json:"osd,omitzero" yaml:"osd,omitempty"`
 }
 
 // Dispatch policies inside a pool.
@@ -223,7 +226,7 @@ func (c *Config) Validate() error {
 	if !finite(c.SLO.TPOTS) || c.SLO.TPOTS <= 0 {
 		return bad("slo.tpot_s", c.SLO.TPOTS, "must be a positive number of seconds")
 	}
-	return nil
+	return c.OSD.validate()
 }
 
 func (c *Config) validateWorkload() error {
