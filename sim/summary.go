@@ -31,6 +31,8 @@ type PoolMetrics struct {
 	Overloaded      bool      `json:"overloaded"`         // offered load above what the pool serves
 	BacklogGrowth   float64   `json:"backlog_growth_rps"` // growth of the waiting line, requests per second
 	Backlog         int64     `json:"backlog"`            // requests waiting at the end of the measurement window
+	// OSD is the over-saturation detector's verdict (absent with --osd off).
+	OSD OSDVerdict `json:"osd,omitzero"`
 }
 
 // PercentileMethod says how the latency quantiles of a summary were
@@ -66,4 +68,6 @@ type Summary struct {
 	Percentiles PercentileMethod `json:"percentiles"`
 	Fleet       PoolMetrics      `json:"fleet"`
 	Pools       []PoolMetrics    `json:"pools"`
+	// OSDStop is set when an enforce-mode detector stopped the run.
+	OSDStop *OSDStop `json:"osd_stop,omitempty"`
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
+	"github.com/fleetsim/fleetsim/sim/osd"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -78,6 +79,12 @@ func decodeScenario(path string, data []byte, cfg *sim.Config) (scenarioKeys, er
 	}
 	if keys.cdf && !keys.trace {
 		cfg.Workload.Trace, cfg.Workload.TraceFormat = "", ""
+	}
+	// OSD parameters the file leaves out keep guidellm's defaults (the
+	// decoder fills the struct the pointer already holds).
+	if cfg.OSD.Params == nil {
+		p := osd.DefaultConfig()
+		cfg.OSD.Params = &p
 	}
 	if err := decodeTree(top, cfg); err != nil {
 		return fail(err)
@@ -149,7 +156,8 @@ func applyPlan(path, method string, ownWorkload bool, cfg *sim.Config) (planRout
 	}
 	cfg.Pools = make([]sim.PoolConfig, len(m.Pools))
 	for i, pp := range m.Pools {
-		cfg.Pools[i] = sim.PoolConfig{Name: pp.Name, GPU: strings.ToLower(pp.GPU), Count: pp.GPUs, MaxContext: pp.MaxCtx}
+		cfg.Pools[i] = sim.PoolConfig{Name: pp.Name, GPU: strings.ToLower(pp.GPU), Count: pp.GPUs, MaxContext: pp.MaxCtx,
+			SlotRule: slotRuleOf(pp.GPU, pp.MaxCtx, pp.Slots)}
 	}
 	w := &cfg.Workload
 	if h.Workload != "" && !ownWorkload {

@@ -294,7 +294,7 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
+		if name == "-" || f.Tag.Get("yaml") == "-" { // not a scenario key (set by code)
 			continue
 		}
 		if name == "" {
