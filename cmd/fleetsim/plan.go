@@ -416,7 +416,11 @@ func writePlanTable(w io.Writer, p fleetopt.Plan) error {
 		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.1f%%\t%.4f\t%.1f%%\t%.1f\t%.1f%%\t%d\t%s\t\n",
 			m.Method, m.TotalGPUs, m.AnnualUSD/1000, 100*m.Savings, m.AlphaPrime, 100*m.ClosedForm, m.Corrected, 100*m.CorrectedSav, m.ProfilerGPUs, arch)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	writeInstanceNote(w, p.Methods) // computed TP instances (catalog.go)
+	return nil
 }
 
 type memoryArgs struct {

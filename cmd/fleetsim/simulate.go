@@ -416,6 +416,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		if err := export.WriteTable(stdout, sum); err != nil {
 			return err
 		}
+		writePoolGPUsNote(stdout, cfg.Pools) // computed TP instances (poolspec.go)
 		fmt.Fprintln(stdout)
 	}
 	fmt.Fprintf(note, "wrote %s\n", strings.Join(wrote, ", "))

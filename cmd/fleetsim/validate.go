@@ -113,11 +113,11 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 		return badInput("--method %q: allowed: homo, pr, retrofit, fleetopt", *method)
 	}
 	if _, err := catalog.LookupGPU(*gpu); err != nil {
-		return badInput("--gpu %q: unknown (allowed: %s)", *gpu, strings.Join(catalog.GPUNames(), ", "))
+		return badInput("--gpu %q: %s", *gpu, oneLine(err))
 	}
 	if *gpuLong != "" {
 		if _, err := catalog.LookupGPU(*gpuLong); err != nil {
-			return badInput("--gpu-long %q: unknown (allowed: %s)", *gpuLong, strings.Join(catalog.GPUNames(), ", "))
+			return badInput("--gpu-long %q: %s", *gpuLong, oneLine(err))
 		}
 	}
 	cfg := experiments.ValidateConfig{Workload: *wl, Rate: *rate, BShort: *bShort, GPU: *gpu, GPULong: *gpuLong,

@@ -100,7 +100,7 @@ func TestValidateBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--gpu", "tpu"}, `--gpu "tpu": unknown (allowed: a100`},
+		{[]string{"--gpu", "tpu"}, `--gpu "tpu": unknown GPU "tpu" (allowed: a100`},
 		{[]string{"--gpu-long", "tpu"}, `--gpu-long "tpu": unknown`},
 		{[]string{"--rate", "-1"}, "--rate -1: must be a finite arrival rate > 0"},
 		{[]string{"--rate", "abc"}, `invalid argument "abc"`},
