@@ -8,7 +8,7 @@ import (
 	"math"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // ProfileFile is a catalog profile file (YAML): either the constants of a
