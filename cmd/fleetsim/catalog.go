@@ -90,11 +90,16 @@ func runCatalog(args []string, stdout, stderr io.Writer) error {
 		if f.gpu != "" || f.model != "" || f.hf != "" {
 			return badInput("--file: give either --file or --gpu with --model/--hf-config")
 		}
-		g, err := readSpecFile(f.file)
+		g, in, err := readSpecFileInstance(f.file)
 		if err != nil {
 			return badInput("--file %s: %s", f.file, oneLine(err))
 		}
-		return writeProfiles(stdout, f.format, []profileRow{{G: g}})
+		row := profileRow{G: g, In: in}
+		if in != nil {
+			r, _ := in.Roofline()
+			row.R = &r
+		}
+		return writeProfiles(stdout, f.format, []profileRow{row})
 	}
 	if f.gpu == "" || (f.model == "") == (f.hf == "") {
 		return badInput("catalog profile: needs --gpu and one of --model, --hf-config (or --file)")

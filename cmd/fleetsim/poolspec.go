@@ -14,12 +14,19 @@ import (
 // readSpecFile reads a catalog profile file (YAML: constants or specs);
 // an hf_config it names is relative to the file's directory.
 func readSpecFile(path string) (catalog.GPU, error) {
+	g, _, err := readSpecFileInstance(path)
+	return g, err
+}
+
+// readSpecFileInstance is readSpecFile that also returns the instance of a
+// specification file (nil for constants).
+func readSpecFileInstance(path string) (catalog.GPU, *catalog.Instance, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return catalog.GPU{}, err
+		return catalog.GPU{}, nil, err
 	}
 	dir := filepath.Dir(path)
-	return catalog.ParseProfileFile(data, func(p string) ([]byte, error) {
+	return catalog.ParseProfileFileInstance(data, func(p string) ([]byte, error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}

@@ -126,7 +126,7 @@ exits with status 2, one line on stderr, and writes no file.
 Flags:
 `)
 	fmt.Fprint(w, fs.FlagUsagesWrapped(100))
-	fmt.Fprintf(w, "\nGPUs: %s. See docs/cli.md for the scenario file format and the Parquet schema.\n",
+	fmt.Fprintf(w, "\nGPUs: %s, or a computed instance GPU/MODEL/tpN (fleetsim catalog; docs/catalog.md). See docs/cli.md for the scenario file format and the Parquet schema.\n",
 		strings.Join(catalog.GPUNames(), ", "))
 }
 

@@ -45,38 +45,46 @@ type Constants struct {
 // ParseProfileFile reads a profile file and returns its profile. readFile
 // opens a path the file names (hf_config); pass nil to refuse such paths.
 func ParseProfileFile(data []byte, readFile func(path string) ([]byte, error)) (GPU, error) {
+	g, _, err := ParseProfileFileInstance(data, readFile)
+	return g, err
+}
+
+// ParseProfileFileInstance is ParseProfileFile that also returns the
+// instance a specification file was computed from (nil for constants).
+func ParseProfileFileInstance(data []byte, readFile func(path string) ([]byte, error)) (GPU, *Instance, error) {
 	var f ProfileFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
 		if errors.Is(err, io.EOF) {
-			return GPU{}, fmt.Errorf("profile file: empty")
+			return GPU{}, nil, fmt.Errorf("profile file: empty")
 		}
-		return GPU{}, fmt.Errorf("profile file: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
+		return GPU{}, nil, fmt.Errorf("profile file: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil || !errors.Is(err, io.EOF) {
-		return GPU{}, fmt.Errorf("profile file: holds more than one YAML document; want one")
+		return GPU{}, nil, fmt.Errorf("profile file: holds more than one YAML document; want one")
 	}
 	specs := f.GPU != "" || f.GPUSpec != nil
 	if (f.Constants != nil) == specs {
-		return GPU{}, fmt.Errorf("profile file: give either constants or gpu/gpu_spec (with model), not both or neither")
+		return GPU{}, nil, fmt.Errorf("profile file: give either constants or gpu/gpu_spec (with model), not both or neither")
 	}
 	if f.Constants != nil {
-		return f.Constants.profile(f.Name)
+		g, err := f.Constants.profile(f.Name)
+		return g, nil, err
 	}
 	in, err := f.instance(readFile)
 	if err != nil {
-		return GPU{}, err
+		return GPU{}, nil, err
 	}
 	g, err := in.Profile()
 	if err != nil {
-		return GPU{}, fmt.Errorf("profile file: %w", err)
+		return GPU{}, nil, fmt.Errorf("profile file: %w", err)
 	}
 	if f.Name != "" {
 		g.Name = f.Name
 	}
-	return g, nil
+	return g, &in, nil
 }
 
 func (f ProfileFile) instance(readFile func(string) ([]byte, error)) (Instance, error) {
