@@ -64,7 +64,7 @@ type pool struct {
 }
 
 func newPool(pc PoolConfig, order int, timing string, fls *flights) (*pool, error) {
-	g, err := pc.InstanceProfile()
+	g, err := pc.gpu()
 	if err != nil {
 		return nil, fmt.Errorf("pool %q: gpu: %w", pc.Name, err)
 	}

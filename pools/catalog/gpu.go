@@ -30,6 +30,10 @@ type GPU struct {
 	// GPUs = instances × TP); 0 for the hand-written profiles, which are
 	// priced and counted per "GPU" as the papers do (docs/catalog.md).
 	TP int
+	// SlotRule selects Slots' rule: "" or SlotRuleScaled (below), or
+	// SlotRuleCapped, the token-budget paper's N_seq (slotrule.go). Catalog
+	// profiles leave it empty; WithSlotRule sets it.
+	SlotRule string
 }
 
 // GPUsPerInstance returns TP, or 1 for a profile that does not state it.
@@ -103,6 +107,9 @@ func GPUNames() []string {
 func (g GPU) Slots(maxCtx int) int {
 	if maxCtx <= 0 {
 		return 0
+	}
+	if g.SlotRule == SlotRuleCapped {
+		return g.cappedSlots(maxCtx)
 	}
 	byBatch := g.MaxSlots * g.CalibCtx / maxCtx
 	blocksPerSeq := (maxCtx + g.BlockTokens - 1) / g.BlockTokens
