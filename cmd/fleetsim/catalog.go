@@ -169,19 +169,7 @@ func hfModelName(path string) string {
 }
 
 func buildInstance(hw catalog.Hardware, m catalog.Model, f catalogFlags) (catalog.Instance, error) {
-	tps := []int{f.tp}
-	if f.tp == 0 {
-		tps = []int{1, 2, 4, 8}
-	}
-	var err error
-	for _, tp := range tps {
-		in := catalog.NewInstance(hw, m, tp)
-		in.Util, in.ReserveGB = f.util, f.reserve
-		if err = in.Validate(); err == nil {
-			return in, nil
-		}
-	}
-	return catalog.Instance{}, err
+	return catalog.FitTP(hw, m, f.tp, func(in *catalog.Instance) { in.Util, in.ReserveGB = f.util, f.reserve })
 }
 
 type profileRow struct {

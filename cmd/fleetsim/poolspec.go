@@ -97,11 +97,9 @@ func hfPoolProfile(file, gpu string, tp int) (catalog.GPU, error) {
 	if err != nil {
 		return catalog.GPU{}, err
 	}
-	in := catalog.NewInstance(hw, m, tp)
-	if tp == 0 {
-		if in, err = catalog.AutoTP(hw, m); err != nil {
-			return catalog.GPU{}, err
-		}
+	in, err := catalog.FitTP(hw, m, tp, nil)
+	if err != nil {
+		return catalog.GPU{}, err
 	}
 	return in.Profile()
 }

@@ -35,4 +35,26 @@ func ParseInstanceName(name string) (Instance, error) {
 
 // AutoTP returns the instance of g serving m with the smallest TP of 1, 2,
 // 4, 8 that validates (default reserve and efficiencies), or the TP 8 error.
-func AutoTP(g Hardware, m Model) (Instance, error) { return autoTPWith(g, m, ProfileFile{}) }
+func AutoTP(g Hardware, m Model) (Instance, error) { return FitTP(g, m, 0, nil) }
+
+// FitTP returns the validated instance of tp GPUs of g serving m, or with
+// tp 0 the smallest TP of 1, 2, 4, 8 that validates (else the TP 8 error).
+// adjust, when not nil, changes each candidate's defaults (reserve, util,
+// efficiencies) before it is validated.
+func FitTP(g Hardware, m Model, tp int, adjust func(*Instance)) (Instance, error) {
+	tps := []int{tp}
+	if tp == 0 {
+		tps = []int{1, 2, 4, 8}
+	}
+	var err error
+	for _, n := range tps {
+		in := NewInstance(g, m, n)
+		if adjust != nil {
+			adjust(&in)
+		}
+		if err = in.Validate(); err == nil {
+			return in, nil
+		}
+	}
+	return Instance{}, err
+}

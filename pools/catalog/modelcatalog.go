@@ -39,10 +39,12 @@ var models = map[string]Model{
 	// The token-budget paper (§4.7) states 23.5 KB per token per GPU at TP=8,
 	// which is 2·94·4·128·2 B / 8: 2-byte KV elements (fp8 weights). That is
 	// the figure behind its 676 sequences at 8K; this entry reproduces it.
+	// Architecture: Qwen/Qwen3-235B-A22B config.json (hidden 4096, 64
+	// heads, 128 experts, 8 per token, vocab 151936); 22B active.
 	"qwen3-235b-a22b": {
 		Name: "qwen3-235b-a22b", Layers: 94, KVHeads: 4, HeadDim: 128, KVBytes: 2, WeightBytes: 235e9,
 		Hidden: 4096, Heads: 64, Vocab: 151936, Params: 235e9, ActiveParams: 22e9, Experts: 128, ActiveExperts: 8,
-		Source: "token-budget paper §4.7: 94 layers, 4 KV heads, d_h 128, fp8 weights (235 GB); 23.5 KB/token/GPU at TP=8 implies 2-byte KV; Qwen/Qwen3-235B-A22B config.json (hidden 4096, 64 heads, 128 experts, 8 active)",
+		Source: "token-budget paper §4.7: 94 layers, 4 KV heads, d_h 128, fp8 weights (235 GB); 23.5 KB/token/GPU at TP=8 implies 2-byte KV",
 	},
 	// With an fp8 KV cache (1 byte per element) the same node holds twice as
 	// many sequences (1,353 at 8K).

@@ -126,26 +126,11 @@ func (f ProfileFile) instance(readFile func(string) ([]byte, error)) (Instance, 
 	if f.TP < 0 {
 		return Instance{}, fmt.Errorf("profile file: tp = %d: must be >= 1 (or 0 for the smallest that fits)", f.TP)
 	}
-	in := NewInstance(g, m, f.TP)
-	if f.TP == 0 {
-		if in, err = autoTPWith(g, m, f); err != nil {
-			return Instance{}, fmt.Errorf("profile file: %w", err)
-		}
+	in, err := FitTP(g, m, f.TP, f.apply)
+	if err != nil {
+		return Instance{}, fmt.Errorf("profile file: %w", err)
 	}
-	f.apply(&in)
 	return in, nil
-}
-
-func autoTPWith(g Hardware, m Model, f ProfileFile) (Instance, error) {
-	var err error
-	for _, tp := range []int{1, 2, 4, 8} {
-		in := NewInstance(g, m, tp)
-		f.apply(&in)
-		if err = in.Validate(); err == nil {
-			return in, nil
-		}
-	}
-	return Instance{}, err
 }
 
 func (f ProfileFile) apply(in *Instance) {
