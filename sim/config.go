@@ -38,6 +38,33 @@ type PoolConfig struct {
 	Profile     string          `json:"profile,omitempty" yaml:"profile,omitempty"`
 	ProfileName string          `json:"profile_name,omitempty" yaml:"profile_name,omitempty"`
 	Override    *EngineOverride `json:"override,omitempty" yaml:"-"`
+	// Model and TP make the pool's instance a tensor-parallel group of TP
+	// GPUs (GPU a catalog specification) serving a catalog model, with a
+	// profile computed from the specifications (catalog.InstanceName; TP 0
+	// = the smallest that fits). Spec names a catalog profile file and
+	// Model may name a Hugging Face config.json; the CLI reads such files
+	// into Instance (sim does no I/O). See docs/catalog.md.
+	Model    string       `json:"model,omitempty" yaml:"model,omitempty"`
+	TP       int          `json:"tp,omitempty" yaml:"tp,omitempty"`
+	Spec     string       `json:"spec,omitempty" yaml:"spec,omitempty"`
+	Instance *catalog.GPU `json:"instance,omitempty" yaml:"-"`
+}
+
+// InstanceProfile returns the pool's instance profile: Instance when set, else the
+// computed profile of GPU/Model/tpTP when Model is set, else the catalog
+// profile named GPU.
+func (p PoolConfig) InstanceProfile() (catalog.GPU, error) {
+	switch {
+	case p.Instance != nil:
+		return *p.Instance, nil
+	case p.Model != "" && p.TP > 0:
+		return catalog.LookupGPU(catalog.InstanceName(p.GPU, p.Model, p.TP))
+	case p.Model != "":
+		return catalog.LookupGPU(p.GPU + "/" + p.Model)
+	case p.TP != 0:
+		return catalog.GPU{}, fmt.Errorf("tp = %d: needs a model (tp applies to a computed GPU/model instance)", p.TP)
+	}
+	return catalog.LookupGPU(p.GPU)
 }
 
 // RouterConfig selects and tunes the router: the router package's one
@@ -176,9 +203,12 @@ func (c *Config) Validate() error {
 			return bad(f+".name", p.Name, "duplicate pool name (also pools[%d]); names must be unique", j)
 		}
 		seen[p.Name] = i
-		g, err := catalog.LookupGPU(p.GPU)
+		g, err := p.InstanceProfile()
 		if err != nil {
-			return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s)", strings.Join(catalog.GPUNames(), ", "))
+			if p.Model == "" && p.TP == 0 && !strings.Contains(p.GPU, "/") {
+				return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s, or GPU/MODEL/tpN)", strings.Join(catalog.GPUNames(), ", "))
+			}
+			return bad(f+".gpu", p.GPU, "%s", err)
 		}
 		if g, err = g.WithSlotRule(p.SlotRule); err != nil {
 			return bad(f+".slot_rule", p.SlotRule, "allowed: %s", strings.Join(catalog.SlotRules(), ", "))

@@ -55,7 +55,7 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	wl := fs.String("workload", "azure", "token-length CDF: azure, lmsys, agent-heavy or a CDF JSON `FILE`")
 	rate := fs.Float64("rate", 1000, "fleet arrival rate λ, requests/s")
 	bShort := fs.Int("b-short", 4096, "short-pool boundary and max context B_short, tokens (pr, retrofit; fleetopt: 0 = sweep B)")
-	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): "+strings.Join(catalog.GPUNames(), ", "))
+	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): "+strings.Join(catalog.GPUNames(), ", ")+", or GPU/MODEL/tpN (docs/catalog.md)")
 	gpuLong := fs.String("gpu-long", "", "GPU profile of the long and homogeneous pools (default: --gpu)")
 	method := fs.String("method", "pr", "homo, pr, retrofit or fleetopt")
 	gamma := fs.Float64("gamma", 1.5, "C&R bandwidth γ of retrofit (>= 1)")
@@ -113,11 +113,11 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 		return badInput("--method %q: allowed: homo, pr, retrofit, fleetopt", *method)
 	}
 	if _, err := catalog.LookupGPU(*gpu); err != nil {
-		return badInput("--gpu %q: unknown (allowed: %s)", *gpu, strings.Join(catalog.GPUNames(), ", "))
+		return badInput("--gpu %q: %s", *gpu, oneLine(err))
 	}
 	if *gpuLong != "" {
 		if _, err := catalog.LookupGPU(*gpuLong); err != nil {
-			return badInput("--gpu-long %q: unknown (allowed: %s)", *gpuLong, strings.Join(catalog.GPUNames(), ", "))
+			return badInput("--gpu-long %q: %s", *gpuLong, oneLine(err))
 		}
 	}
 	cfg := experiments.ValidateConfig{Workload: *wl, Rate: *rate, BShort: *bShort, GPU: *gpu, GPULong: *gpuLong,
