@@ -57,6 +57,8 @@ func (p PoolConfig) InstanceProfile() (catalog.GPU, error) {
 	switch {
 	case p.Instance != nil:
 		return *p.Instance, nil
+	case p.TP < 0:
+		return catalog.GPU{}, fmt.Errorf("tp = %d: must be >= 1 GPUs per instance (or absent: the smallest that fits)", p.TP)
 	case p.Model != "" && p.TP > 0:
 		return catalog.LookupGPU(catalog.InstanceName(p.GPU, p.Model, p.TP))
 	case p.Model != "":

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -147,7 +146,7 @@ func catalogModel(model, hf string) (catalog.Model, error) {
 		}
 		return m, nil
 	}
-	data, err := os.ReadFile(hf)
+	data, err := readSpecInput(hf)
 	if err != nil {
 		return catalog.Model{}, badInput("--hf-config: %s", oneLine(err))
 	}
