@@ -1,0 +1,80 @@
+package catalog
+
+import (
+	"strings"
+	"testing"
+)
+
+// A model_spec in a YAML profile file uses the keys docs/catalog.md and the
+// Model JSON tags name (kv_heads, head_dim, kv_bytes, weight_bytes); before
+// the yaml tags, yaml.v3 expected "kvheads" and refused the documented keys.
+// Expected figures: Llama-3.1-8B geometry (meta-llama/Llama-3.1-8B
+// config.json: 32 layers, 8 KV heads, head dim 128) → 2·32·8·128·2 =
+// 131,072 B/token, the catalog's llama-3.1-8b.
+func TestProfileFileModelSpecKeys(t *testing.T) {
+	doc := `gpu: h100
+tp: 1
+model_spec:
+  name: my-8b
+  layers: 32
+  kv_heads: 8
+  head_dim: 128
+  kv_bytes: 2
+  weight_bytes: 16.06e9
+  hidden: 4096
+  heads: 32
+  vocab: 128256
+  params: 8.03e9
+`
+	g, in, err := ParseProfileFileInstance([]byte(doc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := in.Model.KVBytesPerToken(); got != 131072 {
+		t.Fatalf("KV bytes/token %v, want 131072", got)
+	}
+	want, _ := LookupGPU("h100/llama-3.1-8b/tp1")
+	if g.KVBlocks != want.KVBlocks || g.W != want.W {
+		t.Fatalf("model_spec profile %+v differs from the catalog's %+v", g, want)
+	}
+}
+
+// Absurd GPU specifications and reserves give one short line naming the
+// field, not a 300-digit number or a misleading "no room for one KV block".
+func TestAbsurdSpecsOneLine(t *testing.T) {
+	h, _ := LookupHardware("h100")
+	m, _ := LookupModel("llama-3.1-8b")
+	huge := h
+	huge.MemGB = 1e300
+	slow := h
+	slow.MemBWGBs = 1e-300
+	dear := h
+	dear.USDPerGPUHour = 1e300
+	res := NewInstance(h, m, 1)
+	res.ReserveGB = 1e300
+	for name, in := range map[string]Instance{
+		"mem_gb": NewInstance(huge, m, 1), "mem_bw_gbs": NewInstance(slow, m, 1),
+		"usd_per_gpu_hour": NewInstance(dear, m, 1), "reserve_gb": res,
+	} {
+		err := in.Validate()
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+			continue
+		}
+		if !strings.Contains(err.Error(), name) || len(err.Error()) > 200 {
+			t.Errorf("%s: error %q should name the field in one short line", name, err)
+		}
+	}
+}
+
+// tpN must be digits: "tp+4" and "tp04" are not instance names.
+func TestInstanceNameStrictTP(t *testing.T) {
+	for _, n := range []string{"h100/llama-3.1-70b/tp+4", "h100/llama-3.1-70b/tp04", "h100/llama-3.1-70b/tp 4"} {
+		if _, err := ParseInstanceName(n); err == nil {
+			t.Errorf("%q accepted", n)
+		}
+	}
+	if _, err := ParseInstanceName("h100/llama-3.1-70b/tp4"); err != nil {
+		t.Fatal(err)
+	}
+}
