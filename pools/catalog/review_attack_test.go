@@ -88,3 +88,18 @@ func TestLookupGPUSpecHint(t *testing.T) {
 		t.Fatalf("LookupGPU(h200) = %v; want a hint naming h200/MODEL/tpN", err)
 	}
 }
+
+// A profile file may override one efficiency factor; the others keep
+// their defaults (before, `efficiency: {mem: 0.9}` zeroed compute and was
+// refused with "efficiency.compute = 0").
+func TestProfileFilePartialEfficiency(t *testing.T) {
+	_, in, err := ParseProfileFileInstance([]byte("gpu: h100\nmodel: llama-3.1-8b\ntp: 1\nefficiency: {mem: 0.9}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DefaultEfficiency
+	want.Mem = 0.9
+	if in.Eff != want {
+		t.Fatalf("efficiency %+v, want %+v", in.Eff, want)
+	}
+}
