@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/occupancy"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -97,16 +98,20 @@ type PoolValidation struct {
 	// traffic (n >= λ_p·E[k]·(W/ρ_max + b)/slots, selfConsistent). W is
 	// small beside b, so it lies close to that model's saturation knee: it
 	// has no margin, no queueing delay and no P99 TTFT target.
-	GPUsSelf     int     `json:"gpus_self_consistent_estimate"`
-	P99TTFTAnaS  float64 `json:"p99_ttft_s_ana"`
-	P99TTFTSimS  float64 `json:"p99_ttft_s_sim"`
-	P99WaitAnaS  float64 `json:"p99_queue_wait_s_ana"`
-	P99WaitSimS  float64 `json:"p99_queue_wait_s_sim"`
-	Measured     int64   `json:"measured_requests"` // post-warm-up arrivals at the pool
-	Rejected     int64   `json:"rejected"`
-	Preemptions  int64   `json:"preemptions"`
-	Overloaded   bool    `json:"overloaded"`
-	BacklogGrows float64 `json:"backlog_growth_rps"`
+	GPUsSelf int `json:"gpus_self_consistent_estimate"`
+	// Occupancy-model predictions (pools/occupancy) for the planned GPUs
+	// and the planner's pool traffic.
+	Occ          occupancy.Prediction `json:"occupancy"`
+	P99TPOTSimS  float64              `json:"p99_tpot_s_sim"`
+	P99TTFTAnaS  float64              `json:"p99_ttft_s_ana"`
+	P99TTFTSimS  float64              `json:"p99_ttft_s_sim"`
+	P99WaitAnaS  float64              `json:"p99_queue_wait_s_ana"`
+	P99WaitSimS  float64              `json:"p99_queue_wait_s_sim"`
+	Measured     int64                `json:"measured_requests"` // post-warm-up arrivals at the pool
+	Rejected     int64                `json:"rejected"`
+	Preemptions  int64                `json:"preemptions"`
+	Overloaded   bool                 `json:"overloaded"`
+	BacklogGrows float64              `json:"backlog_growth_rps"`
 }
 
 // UtilErr is FleetOpt Table 5's error (ρ_ana − ρ̂)/ρ̂ (NaN when ρ̂ = 0).
@@ -285,7 +290,15 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: no stable operating point once the iteration time follows the batch it holds (a·b = %.3f, u = a·W/(1 − a·b) %s): %s; expect it to saturate",
 				p.Name, se.AB, selfFixedPoint(se), why))
 		}
-		v.Pools = append(v.Pools, PoolValidation{Name: p.Name, GPU: p.GPU, MaxCtx: p.MaxCtx, Slots: p.Slots, GPUs: p.GPUs,
+		op, err := occupancy.PoolOf(cdf, plan.InputFraction, g, plan.Timing, p)
+		if err != nil {
+			return nil, err
+		}
+		occ, oerr := op.Predict()
+		if oerr != nil {
+			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: occupancy model: %v", p.Name, oerr))
+		}
+		v.Pools = append(v.Pools, PoolValidation{Occ: occ, Name: p.Name, GPU: p.GPU, MaxCtx: p.MaxCtx, Slots: p.Slots, GPUs: p.GPUs,
 			ArrivalAna: p.ArrivalRate, MeanSvcAnaS: p.MeanServiceS, UtilAna: p.Utilization, UtilSelf: se.U, GPUsSelf: se.GPUs,
 			P99TTFTAnaS: p.P99TTFTS, P99WaitAnaS: p.P99WaitS})
 	}
@@ -302,7 +315,7 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	for i := range v.Pools {
 		pv, s := &v.Pools[i], sum.Pools[i]
 		pv.ArrivalSim, pv.UtilSim = s.ArrivalRPS, s.SlotUtilization
-		pv.P99TTFTSimS, pv.P99WaitSimS = s.TTFT.P99, s.QueueWait.P99
+		pv.P99TTFTSimS, pv.P99WaitSimS, pv.P99TPOTSimS = s.TTFT.P99, s.QueueWait.P99, s.TPOT.P99
 		pv.Measured, pv.Rejected, pv.Preemptions = s.Arrived, s.Rejected, s.Preemptions
 		pv.Overloaded, pv.BacklogGrows = s.Overloaded, s.BacklogGrowth
 		if s.Arrived == 0 {

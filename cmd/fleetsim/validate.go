@@ -187,17 +187,17 @@ func writeValidation(w io.Writer, v *experiments.Validation) error {
 	fmt.Fprintf(w, "simulated %d requests (seed %d, router %s), warm-up %.0f%% (%.0f s), measurement window %.0f s\n\n",
 		v.Requests, v.Seed, v.Router, 100*v.WarmupFraction, v.WarmupS, v.WindowS)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "pool\tgpu\tmax_ctx\tGPUs\tmeasured\tutil ana\tutil sim\tdiff\tutil self\tGPUs self (est.)\tP99 TTFT ana s\tP99 TTFT sim s\tdiff\tP99 wait ana s\tP99 wait sim s\tdiff s\trejected\toverloaded\t")
+	fmt.Fprintln(tw, "pool\tgpu\tmax_ctx\tGPUs\tmeasured\tutil ana\tutil occ\tutil sim\tocc diff\tutil self\tGPUs self (est.)\tP99 TTFT ana s\tP99 TTFT occ s\tP99 TTFT sim s\tocc diff\tP99 wait ana s\tP99 wait occ s\tP99 wait sim s\tP99 TPOT occ s\tP99 TPOT sim s\trejected\toverloaded\t")
 	for _, p := range v.Pools {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.3f\t%.3f\t%s\t%.3f\t%d\t%.3f\t%.3f\t%s\t%.4f\t%.4f\t%+.4f\t%d\t%v\t\n",
-			p.Name, p.GPU, p.MaxCtx, p.GPUs, p.Measured, p.UtilAna, p.UtilSim, pctDiff(p.UtilSim, p.UtilAna), p.UtilSelf, p.GPUsSelf,
-			p.P99TTFTAnaS, p.P99TTFTSimS, pctDiff(p.P99TTFTSimS, p.P99TTFTAnaS),
-			p.P99WaitAnaS, p.P99WaitSimS, p.P99WaitSimS-p.P99WaitAnaS, p.Rejected, p.Overloaded)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.3f\t%.3f\t%.3f\t%s\t%.3f\t%d\t%.3f\t%.3f\t%.3f\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%v\t\n",
+			p.Name, p.GPU, p.MaxCtx, p.GPUs, p.Measured, p.UtilAna, p.Occ.Utilization, p.UtilSim, pctDiff(p.UtilSim, p.Occ.Utilization), p.UtilSelf, p.GPUsSelf,
+			p.P99TTFTAnaS, p.Occ.P99TTFTS, p.P99TTFTSimS, pctDiff(p.P99TTFTSimS, p.Occ.P99TTFTS),
+			p.P99WaitAnaS, p.Occ.P99WaitS, p.P99WaitSimS, p.Occ.P99TPOTS, p.P99TPOTSimS, p.Rejected, p.Overloaded)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nutil ana = λ_p/(n·μ_gpu) of the planner; util sim = time-averaged busy slots / slots;\nutil self = self-consistent estimate with the iteration time at the batch actually held, for the traffic the router really sends (predicts util sim);\nGPUs self (est.) = GPUs at which util self would be ρ_max = %g: an estimate near the saturation knee, not a plan (no margin, TTFT target or queueing; docs/experiments.md).\n", v.RhoMax)
+	fmt.Fprintf(w, "\nutil ana = λ_p/(n·μ_gpu) of the planner (paper service model); util occ, P99 … occ = the occupancy service model (docs/planner.md §9), occ diff = (sim − occ)/occ; util sim = time-averaged busy slots / slots;\nutil self = self-consistent estimate with the iteration time at the batch actually held, for the traffic the router really sends (predicts util sim);\nGPUs self (est.) = GPUs at which util self would be ρ_max = %g: an estimate near the saturation knee, not a plan (no margin, TTFT target or queueing; docs/experiments.md).\n", v.RhoMax)
 	for _, warn := range v.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}

@@ -1,0 +1,57 @@
+package experiments
+
+import (
+	"math"
+	"testing"
+)
+
+// Issue 8's acceptance for the occupancy model, single long-pool GPU: one
+// A100 at 65,536 tokens (16 slots) serving the Azure slice above 4,096 at
+// ρ = 0.5, 0.7, 0.85 in the planner's units; utilization within 5% and
+// P99 wait within 25% of the simulation (numbers in docs/planner.md §9).
+func TestOccupancySingleLongGPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 3 × 100,000 requests")
+	}
+	for _, rho := range []float64{0.5, 0.7, 0.85} {
+		pc, err := CheckPool(PoolCase{Workload: "azure", Lo: 4096, Hi: 65536, MaxCtx: 65536, GPU: "a100", GPUs: 1, Rho: rho, Requests: 100000, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pc.OccErr != nil {
+			t.Fatal(pc.OccErr)
+		}
+		if e := math.Abs(pc.Occ.Utilization/pc.Sim.Util - 1); e > 0.05 {
+			t.Errorf("ρ %g: utilization occ %.3f sim %.3f (%.1f%%)", rho, pc.Occ.Utilization, pc.Sim.Util, 100*e)
+		}
+		if e := math.Abs(pc.Occ.P99WaitS/pc.Sim.P99Wait - 1); e > 0.25 {
+			t.Errorf("ρ %g: P99 wait occ %.3f sim %.3f (%.1f%%)", rho, pc.Occ.P99WaitS, pc.Sim.P99Wait, 100*e)
+		}
+	}
+}
+
+// Issue 8's acceptance for the occupancy model on the planner's
+// pool-routing fleets at λ = 1,000: every pool's utilization within 5% and
+// P99 TTFT within 15% of the simulation.
+func TestOccupancyFleets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates three fleets")
+	}
+	for _, c := range []struct {
+		wl string
+		b  int
+	}{{"azure", 4096}, {"lmsys", 1536}, {"agent-heavy", 8192}} {
+		v, err := Validate(ValidateConfig{Workload: c.wl, Rate: 1000, BShort: c.b, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range v.Pools {
+			if e := math.Abs(p.Occ.Utilization/p.UtilSim - 1); e > 0.05 {
+				t.Errorf("%s %s: utilization occ %.3f sim %.3f", c.wl, p.Name, p.Occ.Utilization, p.UtilSim)
+			}
+			if e := math.Abs(p.Occ.P99TTFTS/p.P99TTFTSimS - 1); e > 0.15 {
+				t.Errorf("%s %s: P99 TTFT occ %.3f sim %.3f", c.wl, p.Name, p.Occ.P99TTFTS, p.P99TTFTSimS)
+			}
+		}
+	}
+}
