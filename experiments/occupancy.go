@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/pools/occupancy"
+	"github.com/fleetsim/fleetsim/pools/queueing"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -71,22 +73,22 @@ func (w *waitCounter) Write(r *sim.Record) error {
 
 // poolTraffic returns a slice's occupancy traffic, the planner's service
 // statistics and the pool's timing.
-func poolTraffic(c PoolCase) (*workload.CDF, *occupancy.Traffic, pools.ServiceStats, pools.GPU, error) {
+func poolTraffic(c PoolCase) (*workload.CDF, *occupancy.Traffic, fleetopt.ServiceStats, catalog.GPU, error) {
 	cdf, err := workload.LoadCDF(c.Workload)
 	if err != nil {
-		return nil, nil, pools.ServiceStats{}, pools.GPU{}, err
+		return nil, nil, fleetopt.ServiceStats{}, catalog.GPU{}, err
 	}
-	g, err := pools.LookupGPU(c.GPU)
+	g, err := catalog.LookupGPU(c.GPU)
 	if err != nil {
-		return nil, nil, pools.ServiceStats{}, g, err
+		return nil, nil, fleetopt.ServiceStats{}, g, err
 	}
-	cal, err := pools.NewCalibrator(cdf, workload.DefaultInputFraction, g.ChunkTokens)
+	cal, err := fleetopt.NewCalibrator(cdf, workload.DefaultInputFraction, g.ChunkTokens)
 	if err != nil {
-		return nil, nil, pools.ServiceStats{}, g, err
+		return nil, nil, fleetopt.ServiceStats{}, g, err
 	}
-	pt, err := pools.PoolTimingOf(g, c.MaxCtx, c.Timing)
+	pt, err := fleetopt.PoolTimingOf(g, c.MaxCtx, c.Timing)
 	if err != nil {
-		return nil, nil, pools.ServiceStats{}, g, err
+		return nil, nil, fleetopt.ServiceStats{}, g, err
 	}
 	st, err := cal.Exact(c.Lo, c.Hi, pt)
 	if err != nil {
@@ -99,7 +101,7 @@ func poolTraffic(c PoolCase) (*workload.CDF, *occupancy.Traffic, pools.ServiceSt
 // CheckPool predicts a PoolCase with both service models and simulates it.
 func CheckPool(c PoolCase) (PoolCheck, error) {
 	if c.Timing == "" {
-		c.Timing = pools.DefaultTiming
+		c.Timing = catalog.DefaultTiming
 	}
 	if c.Seed == 0 {
 		c.Seed = 1
@@ -112,11 +114,11 @@ func CheckPool(c PoolCase) (PoolCheck, error) {
 	rate := c.Rho * float64(c.GPUs) * st.MuGPU
 	pc := PoolCheck{Case: c, Slots: slots, Rate: rate, PaperUtil: c.Rho}
 	servers := c.GPUs * slots
-	pc.PaperPWait = pools.ErlangC(servers, rate*st.MeanS)
-	pc.PaperP99Wait = pools.KimuraP99Wait(servers, 1/st.MeanS, rate, st.Cs2)
-	pt, _ := pools.PoolTimingOf(g, c.MaxCtx, c.Timing)
+	pc.PaperPWait = queueing.ErlangC(servers, rate*st.MeanS)
+	pc.PaperP99Wait = queueing.KimuraP99Wait(servers, 1/st.MeanS, rate, st.Cs2)
+	pt, _ := fleetopt.PoolTimingOf(g, c.MaxCtx, c.Timing)
 	it := pt.W + pt.H/float64(pt.CalibCtx)*c.Rho*float64(slots)*st.KVLen
-	if pt.Preset == pools.TimingPaper {
+	if pt.Preset == catalog.TimingPaper {
 		it = pt.W + pt.H*c.Rho*float64(slots)
 	}
 	pc.PaperP99TTFT = pc.PaperP99Wait + float64(st.P99Iters+1)*it

@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/fleetsim/fleetsim/engine"
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
+	"github.com/fleetsim/fleetsim/pools/queueing"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -28,12 +30,12 @@ func azureTraffic(t *testing.T, lo, hi int) (*workload.CDF, *Traffic) {
 // preset, whose iteration time is the constant W + H·slots.
 func TestTrafficIterationsMatchCalibrator(t *testing.T) {
 	cdf, tr := azureTraffic(t, 4096, 65536)
-	cal, err := pools.NewCalibrator(cdf, workload.DefaultInputFraction, 512)
+	cal, err := fleetopt.NewCalibrator(cdf, workload.DefaultInputFraction, 512)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, _ := pools.LookupGPU("a100")
-	pt, _ := pools.PoolTimingOf(g, 65536, pools.TimingPaper)
+	g, _ := catalog.LookupGPU("a100")
+	pt, _ := fleetopt.PoolTimingOf(g, 65536, catalog.TimingPaper)
 	st, err := cal.Exact(4096, 65536, pt)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +84,7 @@ func TestPredictConstantIterationIsErlangC(t *testing.T) {
 		if math.Abs(pr.Utilization-rho) > 1e-9 {
 			t.Errorf("ρ %g: utilization %v", rho, pr.Utilization)
 		}
-		if want := pools.ErlangC(G*N, rate*svc); math.Abs(pr.PWait-want) > 1e-9 {
+		if want := queueing.ErlangC(G*N, rate*svc); math.Abs(pr.PWait-want) > 1e-9 {
 			t.Errorf("ρ %g: P(wait) %v, Erlang C %v", rho, pr.PWait, want)
 		}
 		if math.Abs(pr.Occupancy-rho*float64(N)) > 1e-9 {
@@ -93,8 +95,8 @@ func TestPredictConstantIterationIsErlangC(t *testing.T) {
 
 func TestSizeIsSmallest(t *testing.T) {
 	_, tr := azureTraffic(t, 4096, 65536)
-	g, _ := pools.LookupGPU("a100")
-	tm, _ := g.Timing(pools.TimingKV)
+	g, _ := catalog.LookupGPU("a100")
+	tm, _ := g.Timing(catalog.TimingKV)
 	p := Pool{Timing: tm, Slots: g.Slots(65536), Rate: 100, Traffic: tr}
 	for _, tg := range []Targets{{RhoMax: 0.85}, {RhoMax: 0.85, P99TTFTS: 0.25}, {RhoMax: 0.5, P99TPOTS: 0.02}} {
 		n, pr, err := Size(p, tg)
@@ -117,8 +119,8 @@ func TestSizeIsSmallest(t *testing.T) {
 
 func TestPredictUnstable(t *testing.T) {
 	_, tr := azureTraffic(t, 4096, 65536)
-	g, _ := pools.LookupGPU("a100")
-	tm, _ := g.Timing(pools.TimingKV)
+	g, _ := catalog.LookupGPU("a100")
+	tm, _ := g.Timing(catalog.TimingKV)
 	pr, err := Pool{Timing: tm, Slots: 16, GPUs: 1, Rate: 5, Traffic: tr}.Predict()
 	if err != ErrUnstable || pr.Utilization != 1 || !math.IsInf(pr.P99WaitS, 1) {
 		t.Errorf("overloaded pool: %+v, %v", pr, err)

@@ -3,7 +3,8 @@ package occupancy
 import (
 	"fmt"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -15,7 +16,7 @@ const (
 
 // PartsOf returns a planned pool's traffic parts: its mixture when it was
 // calibrated on one (short-calibration mix), else its slice.
-func PartsOf(p pools.PoolPlan) []Part {
+func PartsOf(p fleetopt.PoolPlan) []Part {
 	if len(p.Mix) == 0 {
 		return []Part{{Lo: p.SliceLo, Hi: p.SliceHi, Share: 1}}
 	}
@@ -28,7 +29,7 @@ func PartsOf(p pools.PoolPlan) []Part {
 
 // PoolOf returns the occupancy model of a planned pool (at its planned GPU
 // count and arrival rate) on the planner's GPU and timing preset.
-func PoolOf(cdf *workload.CDF, frac float64, g pools.GPU, timing string, p pools.PoolPlan) (Pool, error) {
+func PoolOf(cdf *workload.CDF, frac float64, g catalog.GPU, timing string, p fleetopt.PoolPlan) (Pool, error) {
 	tm, err := g.Timing(timing)
 	if err != nil {
 		return Pool{}, err
@@ -47,7 +48,7 @@ func PoolOf(cdf *workload.CDF, frac float64, g pools.GPU, timing string, p pools
 // iteration time, P99 prefill and TTFT become the occupancy model's, and
 // the totals and cost follow; the savings and closed forms are left as the
 // paper model computed them. gpu returns a pool's GPU profile.
-func Resize(cdf *workload.CDF, frac float64, timing string, m *pools.MethodPlan, gpu func(name string) (pools.GPU, error), tg Targets) ([]Prediction, error) {
+func Resize(cdf *workload.CDF, frac float64, timing string, m *fleetopt.MethodPlan, gpu func(name string) (catalog.GPU, error), tg Targets) ([]Prediction, error) {
 	preds := make([]Prediction, len(m.Pools))
 	m.TotalGPUs, m.AnnualUSD = 0, 0
 	for i := range m.Pools {
@@ -72,7 +73,7 @@ func Resize(cdf *workload.CDF, frac float64, timing string, m *pools.MethodPlan,
 		p.IterS = pr.IterS
 		p.P99TTFTS = pr.P99TTFTS
 		p.P99PrefillS = float64(p.Stats().P99Iters) * pr.IterS
-		p.AnnualUSD = float64(n) * g.CostPerHour * pools.HoursPerYear
+		p.AnnualUSD = float64(n) * g.CostPerHour * fleetopt.HoursPerYear
 		m.TotalGPUs += n
 		m.AnnualUSD += p.AnnualUSD
 	}

@@ -1,4 +1,3 @@
-// Package queueing holds the queueing formulas of the analytic layer.
 package queueing
 
 import (

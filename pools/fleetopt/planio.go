@@ -1,10 +1,12 @@
-package pools
+package fleetopt
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/fleetsim/fleetsim/pools/catalog"
 )
 
 // PlannedPool is what a simulation needs of one planned pool: its name, GPU
@@ -67,7 +69,7 @@ func ReadPlanMethod(r io.Reader, method string) (MethodPlan, error) {
 		return MethodPlan{}, fmt.Errorf("plan: method %q has no pools", m.Method)
 	}
 	for i, pp := range m.Pools {
-		g, err := LookupGPU(pp.GPU)
+		g, err := catalog.LookupGPU(pp.GPU)
 		if err != nil {
 			return MethodPlan{}, fmt.Errorf("plan: method %q pool %d (%q): %v", m.Method, i, pp.Name, err)
 		}

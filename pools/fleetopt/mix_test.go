@@ -1,4 +1,4 @@
-package pools
+package fleetopt
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -45,7 +46,7 @@ func bruteMix(c *workload.CDF, parts []SlicePart, pt PoolTiming) (mean, cs2 floa
 					served = in + out
 				}
 				t := pt.W + pt.H*float64(pt.Slots)
-				if pt.Preset == TimingKV {
+				if pt.Preset == catalog.TimingKV {
 					t = pt.W + pt.H*float64(served)/float64(pt.CalibCtx)*float64(pt.Slots)
 				}
 				s := float64(chunks+out) * t
@@ -75,7 +76,7 @@ func bruteMix(c *workload.CDF, parts []SlicePart, pt PoolTiming) (mean, cs2 floa
 }
 
 func TestExactMixMatchesBruteForce(t *testing.T) {
-	g, _ := LookupGPU("a100")
+	g, _ := catalog.LookupGPU("a100")
 	cases := []struct {
 		workload string
 		b        int
@@ -89,7 +90,7 @@ func TestExactMixMatchesBruteForce(t *testing.T) {
 		c := mustCDF(t, cs.workload)
 		cal := mustCal(t, c)
 		gb := int(math.Floor(cs.gamma * float64(cs.b)))
-		for _, preset := range []string{TimingKV, TimingPaper} {
+		for _, preset := range []string{catalog.TimingKV, catalog.TimingPaper} {
 			pt, _ := PoolTimingOf(g, cs.b, preset)
 			parts := []SlicePart{{0, cs.b, 1, 0}, {cs.b, gb, cs.pc, cs.b}}
 			got, err := cal.ExactMix(parts, pt)
@@ -255,7 +256,7 @@ func TestMixMonteCarloAgreesWithExact(t *testing.T) {
 	// within 3/sqrt(100) of 0 and at most 3 of 100 beyond 3 s.e. (expected
 	// 0.27; one 3,000-sample draw in ~400 is, e.g. Azure γ = 2 seed 2 at
 	// z = 3.06, so a test over a few fixed seeds would test luck).
-	g, _ := LookupGPU("a100")
+	g, _ := catalog.LookupGPU("a100")
 	cases := []struct {
 		workload string
 		b        int
@@ -277,7 +278,7 @@ func TestMixMonteCarloAgreesWithExact(t *testing.T) {
 			if pool.ctx == 65536 && cs.pc == 1 {
 				continue
 			}
-			pt, _ := PoolTimingOf(g, pool.ctx, TimingKV)
+			pt, _ := PoolTimingOf(g, pool.ctx, catalog.TimingKV)
 			ex, err := cal.CalibrateMix(CalibExact, pool.parts, pt, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -344,7 +345,7 @@ func TestMixAcceptanceNumbersUnchanged(t *testing.T) {
 
 func TestMixErrors(t *testing.T) {
 	cal := mustCal(t, mustCDF(t, "azure"))
-	pt := PoolTiming{W: 0.008, H: 0.00065, CalibCtx: 8192, Slots: 256, Preset: TimingKV}
+	pt := PoolTiming{W: 0.008, H: 0.00065, CalibCtx: 8192, Slots: 256, Preset: catalog.TimingKV}
 	for _, parts := range [][]SlicePart{
 		{{Lo: 16384, Hi: 65536, Scale: 1}},                  // empty (azure ends at 16,384)
 		{{Lo: 10, Hi: 5, Scale: 1}},                         // hi <= lo
@@ -362,7 +363,7 @@ func TestMixErrors(t *testing.T) {
 	if _, err := cal.CalibrateMix("bogus", []SlicePart{{Lo: 0, Hi: 100, Scale: 1}}, pt, 1); err == nil {
 		t.Error("unknown method: no error")
 	}
-	a100, _ := LookupGPU("a100")
+	a100, _ := catalog.LookupGPU("a100")
 	if _, err := NewPlanner(cal, Config{Rate: 1, ShortGPU: a100, LongGPU: a100, ShortCalibration: "both"}); err == nil {
 		t.Error("short-calibration both: no error")
 	}
@@ -376,7 +377,7 @@ func BenchmarkFleetOptSweepMix(b *testing.B) {
 	for _, sigma := range []float64{0, 0.05} {
 		for _, w := range paperPR {
 			b.Run(fmt.Sprintf("sigma%g/%s", sigma, w.workload), func(b *testing.B) {
-				a100, _ := LookupGPU("a100")
+				a100, _ := catalog.LookupGPU("a100")
 				benchSweep(b, w.workload, Config{Rate: 1000, ShortGPU: a100, LongGPU: a100, BShort: w.bShort, PC: w.pc,
 					ShortCalibration: ShortCalibMix, EstimateNoise: sigma})
 			})
@@ -492,7 +493,7 @@ func TestMixEstimateNoise(t *testing.T) {
 	if p, _ := mixPlans(t, "azure", Config{BShort: 4096, PC: 1, EstimateNoise: 0.05}, MethodRetrofit); p.EstimateNoise != 0 || p.Methods[0].Pools[0].GPUs != 48 {
 		t.Errorf("paper model: estimate_noise %v (want 0: unused), short %d GPUs (want 48)", p.EstimateNoise, p.Methods[0].Pools[0].GPUs)
 	}
-	a100, _ := LookupGPU("a100")
+	a100, _ := catalog.LookupGPU("a100")
 	cal := mustCal(t, c)
 	for _, bad := range []float64{-0.01, 0.6, math.NaN()} {
 		if _, err := NewPlanner(cal, Config{Rate: 1, ShortGPU: a100, LongGPU: a100, EstimateNoise: bad}); err == nil {
@@ -514,7 +515,7 @@ func FuzzMixSplit(f *testing.F) {
 		frac float64
 	}
 	cals := map[calID]*Calibrator{}
-	a100, _ := LookupGPU("a100")
+	a100, _ := catalog.LookupGPU("a100")
 	f.Fuzz(func(t *testing.T, w uint8, b int, gamma, pc, sigma, frac float64) {
 		name := workload.BuiltinCDFs()[int(w)%3]
 		if !(frac >= 0.05 && frac <= 0.95) {

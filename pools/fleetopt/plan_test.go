@@ -1,4 +1,4 @@
-package pools
+package fleetopt
 
 import (
 	"bytes"
@@ -6,6 +6,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/queueing"
 )
 
 // paperPR is the FleetOpt paper's pool-routing fleet (Table 3 / Table 5,
@@ -28,7 +31,7 @@ var paperPR = []struct {
 
 func newPlanner(t testing.TB, workload string, cfg Config) *Planner {
 	t.Helper()
-	a100, _ := LookupGPU("a100")
+	a100, _ := catalog.LookupGPU("a100")
 	if cfg.ShortGPU.Name == "" {
 		cfg.ShortGPU = a100
 	}
@@ -246,7 +249,7 @@ func TestArchetype(t *testing.T) {
 }
 
 func TestPlannerErrors(t *testing.T) {
-	a100, _ := LookupGPU("a100")
+	a100, _ := catalog.LookupGPU("a100")
 	cal := mustCal(t, mustCDF(t, "agent-heavy"))
 	base := Config{Rate: 1000, ShortGPU: a100, LongGPU: a100, BShort: 8192}
 	bad := []struct {
@@ -293,7 +296,7 @@ func TestSLOBindsWhenTight(t *testing.T) {
 	// A GPU with few slots (16 at 4K, 1 at 64K) at a low rate: the cap alone
 	// allows few GPUs but Erlang-C waits are then long, so the wait target
 	// decides; the answer meets the SLO and one GPU fewer would not.
-	a100, _ := LookupGPU("a100")
+	a100, _ := catalog.LookupGPU("a100")
 	tiny := a100
 	tiny.Name, tiny.MaxSlots = "tiny", 8
 	const slo = 1.0
@@ -310,9 +313,9 @@ func TestSLOBindsWhenTight(t *testing.T) {
 		if p.GPUs > p.GPUsByRhoMax {
 			bound++
 			st := p.Stats()
-			pt, _ := PoolTimingOf(tiny, p.MaxCtx, TimingKV)
-			budget := slo - float64(st.P99Iters+1)*operatingIter(pt, st, DefaultRhoMax) // eq. 8 at the cap
-			if w := KimuraP99Wait((p.GPUs-1)*p.Slots, 1/st.MeanS, p.ArrivalRate, st.Cs2); w <= budget {
+			pt, _ := PoolTimingOf(tiny, p.MaxCtx, catalog.TimingKV)
+			budget := slo - float64(st.P99Iters+1)*operatingIter(pt, st, queueing.DefaultRhoMax) // eq. 8 at the cap
+			if w := queueing.KimuraP99Wait((p.GPUs-1)*p.Slots, 1/st.MeanS, p.ArrivalRate, st.Cs2); w <= budget {
 				t.Errorf("%s: %d GPUs but %d already give wait %v <= budget %v", p.Name, p.GPUs, p.GPUs-1, w, budget)
 			}
 			if p.P99WaitS > budget {
@@ -367,7 +370,7 @@ func TestReadPlanRoundTrip(t *testing.T) {
 func BenchmarkFleetOptSweep(b *testing.B) {
 	for _, w := range paperPR {
 		b.Run(w.workload, func(b *testing.B) {
-			a100, _ := LookupGPU("a100")
+			a100, _ := catalog.LookupGPU("a100")
 			benchSweep(b, w.workload, Config{Rate: 1000, ShortGPU: a100, LongGPU: a100, BShort: w.bShort, PC: w.pc})
 		})
 	}

@@ -1,9 +1,10 @@
-package pools
+package fleetopt
 
 import (
 	"math"
 	"testing"
 
+	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -44,7 +45,7 @@ func bruteMoments(c *workload.CDF, lo, hi int, pt PoolTiming, frac float64, chun
 			}
 			chunks := float64((in + chunk - 1) / chunk)
 			t := pt.W + pt.H*float64(pt.Slots)
-			if pt.Preset == TimingKV {
+			if pt.Preset == catalog.TimingKV {
 				t = pt.W + pt.H*float64(L)/float64(pt.CalibCtx)*float64(pt.Slots)
 			}
 			s := (chunks + float64(out)) * t
@@ -60,7 +61,7 @@ func bruteMoments(c *workload.CDF, lo, hi int, pt PoolTiming, frac float64, chun
 }
 
 func TestExactMatchesBruteForce(t *testing.T) {
-	g, _ := LookupGPU("a100")
+	g, _ := catalog.LookupGPU("a100")
 	for _, name := range workload.BuiltinCDFs() {
 		c := mustCDF(t, name)
 		cal := mustCal(t, c)
@@ -68,7 +69,7 @@ func TestExactMatchesBruteForce(t *testing.T) {
 			{0, 4096, 4096}, {0, 1536, 1536}, {4096, 65536, 65536}, {6144, 65536, 65536}, // breakpoint cuts
 			{4505, 65536, 65536}, {0, 1000, 1536}, {1000, 3000, 4096}, {12289, 40000, 65536}, // mid-bucket cuts
 		} {
-			for _, preset := range []string{TimingKV, TimingPaper} {
+			for _, preset := range []string{catalog.TimingKV, catalog.TimingPaper} {
 				pt, _ := PoolTimingOf(g, s.ctx, preset)
 				got, err := cal.Exact(s.lo, s.hi, pt)
 				if c.Prob(s.lo, s.hi) == 0 {
@@ -116,7 +117,7 @@ func TestExactStridedPrefix(t *testing.T) {
 	if cal.stride < 2 {
 		t.Fatalf("stride %d: the test must exercise the strided path", cal.stride)
 	}
-	pt := PoolTiming{W: 0.008, H: 0.00065, CalibCtx: 8192, Slots: 4, Preset: TimingKV}
+	pt := PoolTiming{W: 0.008, H: 0.00065, CalibCtx: 8192, Slots: 4, Preset: catalog.TimingKV}
 	for _, s := range [][2]int{{0, 200003}, {999, 123457}, {70001, 199999}} {
 		got, err := cal.Exact(s[0], s[1], pt)
 		if err != nil {
@@ -133,9 +134,9 @@ func TestExactStridedPrefix(t *testing.T) {
 }
 
 func TestMonteCarloConvergesAndRepeats(t *testing.T) {
-	g, _ := LookupGPU("a100")
+	g, _ := catalog.LookupGPU("a100")
 	cal := mustCal(t, mustCDF(t, "azure"))
-	pt, _ := PoolTimingOf(g, 4096, TimingKV)
+	pt, _ := PoolTimingOf(g, 4096, catalog.TimingKV)
 	ex, _ := cal.Exact(0, 4096, pt)
 	big, err := cal.MonteCarlo(0, 4096, pt, 400_000, 7)
 	if err != nil {
@@ -183,7 +184,7 @@ func TestMonteCarloConvergesAndRepeats(t *testing.T) {
 // the order below; Cs² 0.04%, 4.8%, 0.03%, 5.5%, 0.01%, 0.38%: the second
 // moment of a heavy tail converges more slowly).
 func TestStratifiedMonteCarloNearExact(t *testing.T) {
-	g, _ := LookupGPU("a100")
+	g, _ := catalog.LookupGPU("a100")
 	cases := []struct {
 		workload      string
 		lo, hi, ctx   int
@@ -198,7 +199,7 @@ func TestStratifiedMonteCarloNearExact(t *testing.T) {
 	}
 	for _, cs := range cases {
 		cal := mustCal(t, mustCDF(t, cs.workload))
-		pt, _ := PoolTimingOf(g, cs.ctx, TimingKV)
+		pt, _ := PoolTimingOf(g, cs.ctx, catalog.TimingKV)
 		ex, err := cal.Exact(cs.lo, cs.hi, pt)
 		if err != nil {
 			t.Fatal(err)
@@ -221,7 +222,7 @@ func TestStratifiedMonteCarloNearExact(t *testing.T) {
 
 func TestCalibrateErrors(t *testing.T) {
 	cal := mustCal(t, mustCDF(t, "azure"))
-	pt := PoolTiming{W: 0.008, H: 0.00065, CalibCtx: 8192, Slots: 16, Preset: TimingKV}
+	pt := PoolTiming{W: 0.008, H: 0.00065, CalibCtx: 8192, Slots: 16, Preset: catalog.TimingKV}
 	if _, err := cal.Exact(16384, 65536, pt); err == nil { // azure has F(16384) = 1
 		t.Error("empty slice (16384, 65536] of azure: no error")
 	}

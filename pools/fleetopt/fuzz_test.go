@@ -1,8 +1,10 @@
-package pools
+package fleetopt
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/fleetsim/fleetsim/pools/catalog"
 )
 
 // FuzzReadPlan: any input gives pools or an error, never a panic, and the
@@ -18,27 +20,9 @@ func FuzzReadPlan(f *testing.F) {
 			return
 		}
 		for _, p := range ps {
-			g, err := LookupGPU(p.GPU)
+			g, err := catalog.LookupGPU(p.GPU)
 			if err != nil || p.Count < 1 || g.Slots(p.MaxCtx) < 1 {
 				t.Fatalf("ReadPlan accepted an unusable pool %+v", p)
-			}
-		}
-	})
-}
-
-// FuzzParseModels: any input gives valid models or an error, never a panic.
-func FuzzParseModels(f *testing.F) {
-	f.Add(`[{"name":"tiny","layers":2,"kv_heads":1,"head_dim":64,"kv_bytes":2,"weight_bytes":1e9}]`)
-	f.Add(`[{"name":"x","layers":-1}]`)
-	f.Add(`{}`)
-	f.Fuzz(func(t *testing.T, doc string) {
-		ms, err := ParseModels(strings.NewReader(doc))
-		if err != nil {
-			return
-		}
-		for _, m := range ms {
-			if m.Validate() != nil || !(m.KVBytesPerToken() > 0) {
-				t.Fatalf("ParseModels accepted an invalid model %+v", m)
 			}
 		}
 	})

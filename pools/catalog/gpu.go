@@ -1,8 +1,8 @@
-// Package pools holds the hardware and model catalog, pool configuration
-// (max context -> slots through the KV budget) and the analytic layer:
-// service-time moments, Erlang-C, Kimura's P99 wait, SLO-constrained sizing,
-// the FleetOpt planner and the cost model.
-package pools
+// Package catalog holds the hardware and model catalog: GPU profiles (the
+// iteration-time constants, KV budget and price of a serving instance),
+// model KV sizes, deployments, and a pool's slots and engine configuration
+// at a max context (through the KV budget).
+package catalog
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package pools
+package catalog
 
 import (
 	"encoding/json"

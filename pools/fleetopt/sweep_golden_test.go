@@ -1,4 +1,4 @@
-package pools
+package fleetopt
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fleetsim/fleetsim/pools/catalog"
 )
 
 var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/mix_sweep_golden.txt from the current code")
@@ -124,14 +126,14 @@ func sameGoldenLine(a, b string) bool {
 // compressibilities, fixed or free B and equal or different GPU prices —
 // and it does prune (the point of it: docs/planner.md §8).
 func TestFleetOptPruningKeepsWinner(t *testing.T) {
-	a100, _ := LookupGPU("a100")
-	h100, _ := LookupGPU("h100")
+	a100, _ := catalog.LookupGPU("a100")
+	h100, _ := catalog.LookupGPU("h100")
 	pruned := 0
 	for _, w := range paperPR {
 		for _, sigma := range []float64{0.01, 0.05, 0.2} {
 			for _, pc := range []float64{1, 0.75, 0.3} {
 				for _, fixB := range []bool{false, true} {
-					for _, long := range []GPU{a100, h100} {
+					for _, long := range []catalog.GPU{a100, h100} {
 						cfg := Config{BShort: w.bShort, PC: pc, ShortCalibration: ShortCalibMix, EstimateNoise: sigma, FixB: fixB, LongGPU: long}
 						fast := newPlanner(t, w.workload, cfg)
 						full := newPlanner(t, w.workload, cfg)

@@ -1,10 +1,11 @@
-package pools
+package fleetopt
 
 import (
 	"fmt"
 	"math"
 	"slices"
 
+	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -83,11 +84,11 @@ type PoolTiming struct {
 }
 
 // PoolTimingOf returns the PoolTiming of a GPU profile at a max context.
-func PoolTimingOf(g GPU, maxCtx int, preset string) (PoolTiming, error) {
+func PoolTimingOf(g catalog.GPU, maxCtx int, preset string) (PoolTiming, error) {
 	if preset == "" {
-		preset = DefaultTiming
+		preset = catalog.DefaultTiming
 	}
-	if preset != TimingPaper && preset != TimingKV {
+	if preset != catalog.TimingPaper && preset != catalog.TimingKV {
 		return PoolTiming{}, fmt.Errorf("timing preset %q: allowed paper, kv", preset)
 	}
 	n := g.Slots(maxCtx)
@@ -99,7 +100,7 @@ func PoolTimingOf(g GPU, maxCtx int, preset string) (PoolTiming, error) {
 
 // iterCoef returns (w, g) with t_iter(L) = w + g·L.
 func (pt PoolTiming) iterCoef() (float64, float64) {
-	if pt.Preset == TimingPaper {
+	if pt.Preset == catalog.TimingPaper {
 		return pt.W + pt.H*float64(pt.Slots), 0
 	}
 	return pt.W, pt.H / float64(pt.CalibCtx) * float64(pt.Slots)

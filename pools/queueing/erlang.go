@@ -1,4 +1,4 @@
-package pools
+package queueing
 
 import (
 	"fmt"
@@ -162,6 +162,11 @@ type SizeResult struct {
 // (the wait is non-increasing in n). Zero traffic needs 0 GPUs. A pool that
 // would need more than MaxServers servers (GPUs × Slots) is an error.
 func MinGPUs(in SizeInput) (SizeResult, error) { return minGPUs(in, false) }
+
+// MinGPUCount is MinGPUs for callers that need only the count: with an
+// infinite WaitMax it skips the (then irrelevant) Kimura evaluation and
+// leaves P99Wait at 0.
+func MinGPUCount(in SizeInput) (SizeResult, error) { return minGPUs(in, true) }
 
 // minGPUs is MinGPUs; with countOnly and an infinite wait budget it skips
 // the (then irrelevant) Kimura evaluation and leaves P99Wait at 0.

@@ -1,8 +1,11 @@
-package pools
+package fleetopt
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/queueing"
 )
 
 // This file is the FleetOpt planner (FleetOpt §3–§6, Algorithm 1) with the
@@ -54,14 +57,14 @@ const MaxRate = 1e9
 
 // Config is a planning problem. Zero fields take the defaults named.
 type Config struct {
-	Rate     float64 // fleet arrival rate λ, requests/s, in (0, MaxRate]
-	SLO      float64 // P99 TTFT target, s; 0 = none (size by RhoMax only)
-	RhoMax   float64 // utilization cap (DefaultRhoMax)
-	ShortGPU GPU     // GPU of the short pool
-	LongGPU  GPU     // GPU of the long and the homogeneous pool
-	LongCtx  int     // long-pool and homogeneous max context, tokens (DefaultLongCtx)
-	BShort   int     // short-pool boundary and max context, tokens
-	Gamma    float64 // C&R bandwidth for retrofit (>= 1; default 1.5)
+	Rate     float64     // fleet arrival rate λ, requests/s, in (0, MaxRate]
+	SLO      float64     // P99 TTFT target, s; 0 = none (size by RhoMax only)
+	RhoMax   float64     // utilization cap (DefaultRhoMax)
+	ShortGPU catalog.GPU // GPU of the short pool
+	LongGPU  catalog.GPU // GPU of the long and the homogeneous pool
+	LongCtx  int         // long-pool and homogeneous max context, tokens (DefaultLongCtx)
+	BShort   int         // short-pool boundary and max context, tokens
+	Gamma    float64     // C&R bandwidth for retrofit (>= 1; default 1.5)
 	// PC is the compressibility p_c in [0, 1]: the share of borderline
 	// requests C&R compresses. Not defaulted: the zero value is p_c = 0 (no
 	// compression; under ShortCalibMix retrofit is then PR's fleet), a
@@ -95,7 +98,7 @@ const DefaultPC = 1.0
 // withDefaults fills zero fields (not PC: 0 is a valid p_c).
 func (c Config) withDefaults() Config {
 	if c.RhoMax == 0 {
-		c.RhoMax = DefaultRhoMax
+		c.RhoMax = queueing.DefaultRhoMax
 	}
 	if c.LongCtx == 0 {
 		c.LongCtx = DefaultLongCtx
@@ -110,7 +113,7 @@ func (c Config) withDefaults() Config {
 		c.Seed = DefaultSeed
 	}
 	if c.Timing == "" {
-		c.Timing = DefaultTiming
+		c.Timing = catalog.DefaultTiming
 	}
 	if c.Gammas == nil {
 		c.Gammas = DefaultGammas()
@@ -141,7 +144,7 @@ func (c Config) Validate() error {
 	case !(c.RhoMax > 0 && c.RhoMax < 1):
 		return fmt.Errorf("rho-max %v: the utilization cap must be in (0, 1) (at ϱ >= 1 the queue is unstable)", c.RhoMax)
 	case c.ShortGPU.Name == "" || c.LongGPU.Name == "":
-		return fmt.Errorf("gpu: missing (allowed: %v)", GPUNames())
+		return fmt.Errorf("gpu: missing (allowed: %v)", catalog.GPUNames())
 	case c.LongCtx < 2:
 		return fmt.Errorf("long-pool max context %d tokens: must be >= 2", c.LongCtx)
 	case c.LongGPU.Slots(c.LongCtx) < 1:
@@ -156,7 +159,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("p-c %v: must be in [0, 1]", c.PC)
 	case c.Calibration != CalibExact && !IsMonteCarlo(c.Calibration):
 		return errCalibMethod(c.Calibration)
-	case c.Timing != TimingKV && c.Timing != TimingPaper:
+	case c.Timing != catalog.TimingKV && c.Timing != catalog.TimingPaper:
 		return fmt.Errorf("timing %q: allowed kv, paper", c.Timing)
 	case c.ShortCalibration != ShortCalibPaper && c.ShortCalibration != ShortCalibMix:
 		return fmt.Errorf("short-calibration %q: allowed paper, mix", c.ShortCalibration)
@@ -435,7 +438,7 @@ func (pl *Planner) calibrate(long bool, ctx int, parts partList, countOnly bool)
 // paper preset's W + H·ϱ·n_slots, or the kv preset's W + (H/CalibCtx)·
 // ϱ·n_slots·E[S·L]/E[S] (the context a busy slot holds on average).
 func operatingIter(pt PoolTiming, st ServiceStats, rho float64) float64 {
-	if pt.Preset == TimingPaper {
+	if pt.Preset == catalog.TimingPaper {
 		return pt.W + pt.H*rho*float64(pt.Slots)
 	}
 	return pt.W + pt.H/float64(pt.CalibCtx)*rho*float64(pt.Slots)*st.KVLen
@@ -469,7 +472,7 @@ func (pl *Planner) sizePool(name string, long bool, ctx int, parts partList, lam
 				pl.cfg.SLO, name, float64(st.P99Iters)*iterCap, iterCap, st.P99Len, st.P99Iters, pl.cfg.RhoMax)
 		}
 	}
-	r, err := MinGPUs(SizeInput{Lambda: lambda, Slots: pt.Slots, MeanS: st.MeanS, Cs2: st.Cs2, WaitMax: budget, RhoMax: pl.cfg.RhoMax})
+	r, err := queueing.MinGPUs(queueing.SizeInput{Lambda: lambda, Slots: pt.Slots, MeanS: st.MeanS, Cs2: st.Cs2, WaitMax: budget, RhoMax: pl.cfg.RhoMax})
 	if err != nil {
 		return PoolPlan{}, fmt.Errorf("pool %s: %w", name, err)
 	}
@@ -748,7 +751,7 @@ func (pl *Planner) sizeCount(long bool, ctx int, parts partList, lambda float64)
 			return 0, fmt.Errorf("slo-ttft-p99 %.4g s is below the P99 prefill + one iteration of the pool (%d, %d]", pl.cfg.SLO, lo, hi)
 		}
 	}
-	r, err := minGPUs(SizeInput{Lambda: lambda, Slots: pt.Slots, MeanS: st.MeanS, Cs2: st.Cs2, WaitMax: budget, RhoMax: pl.cfg.RhoMax}, true)
+	r, err := queueing.MinGPUCount(queueing.SizeInput{Lambda: lambda, Slots: pt.Slots, MeanS: st.MeanS, Cs2: st.Cs2, WaitMax: budget, RhoMax: pl.cfg.RhoMax})
 	return r.GPUs, err
 }
 
@@ -824,7 +827,7 @@ func (pl *Planner) cellCostPaper(b int, gamma float64) (usd float64, n int, ok b
 	gb, _ := pl.band(b, gamma) // paper: the compressible band ends at gb
 	fgb := cal.F(gb)
 	ap := f.alpha + (fgb-f.alpha)*c.PC
-	rs, err := minGPUs(SizeInput{Lambda: ap * c.Rate, Slots: f.pts.Slots, MeanS: f.short.MeanS, Cs2: f.short.Cs2, WaitMax: math.Inf(1), RhoMax: c.RhoMax}, true)
+	rs, err := queueing.MinGPUCount(queueing.SizeInput{Lambda: ap * c.Rate, Slots: f.pts.Slots, MeanS: f.short.MeanS, Cs2: f.short.Cs2, WaitMax: math.Inf(1), RhoMax: c.RhoMax})
 	if err != nil {
 		return 0, 0, false
 	}
@@ -846,7 +849,7 @@ func (pl *Planner) cellCostPaper(b int, gamma float64) (usd float64, n int, ok b
 		return 0, 0, false
 	}
 	st := f.wMax.sub(cal.weightedTo(lo)).exactStats(f.ptl, mass)
-	rl, err := minGPUs(SizeInput{Lambda: lamL, Slots: f.ptl.Slots, MeanS: st.MeanS, Cs2: st.Cs2, WaitMax: math.Inf(1), RhoMax: c.RhoMax}, true)
+	rl, err := queueing.MinGPUCount(queueing.SizeInput{Lambda: lamL, Slots: f.ptl.Slots, MeanS: st.MeanS, Cs2: st.Cs2, WaitMax: math.Inf(1), RhoMax: c.RhoMax})
 	if err != nil {
 		return 0, 0, false
 	}

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package pools
+package fleetopt
 
 import "time"
 

@@ -1,9 +1,11 @@
-package pools
+package fleetopt
 
 import (
 	"encoding/json"
 	"math"
 	"testing"
+
+	"github.com/fleetsim/fleetsim/pools/catalog"
 )
 
 // TestPaperCellCostMatchesGeneral: the paper model's count-only sweep path
@@ -15,15 +17,15 @@ import (
 // errors or leave no long pool). The general path is the reference: it is
 // what the paper-mode CLI output was produced with before the fast path.
 func TestPaperCellCostMatchesGeneral(t *testing.T) {
-	a100, _ := LookupGPU("a100")
-	h100, _ := LookupGPU("h100")
+	a100, _ := catalog.LookupGPU("a100")
+	h100, _ := catalog.LookupGPU("h100")
 	gammas := append(DefaultGammas(), 1.05, 3, 7.5, 1000)
 	hits := 0
 	for _, w := range paperPR {
 		cal := mustCal(t, mustCDF(t, w.workload))
 		for _, pc := range []float64{w.pc, 1, 0.3, 0} {
-			for _, timing := range []string{TimingKV, TimingPaper} {
-				for _, long := range []GPU{a100, h100} {
+			for _, timing := range []string{catalog.TimingKV, catalog.TimingPaper} {
+				for _, long := range []catalog.GPU{a100, h100} {
 					for _, rate := range []float64{1000, 0.37, 1e6} {
 						cfg := Config{Rate: rate, ShortGPU: a100, LongGPU: long, BShort: w.bShort, PC: pc, Timing: timing, ShortCalibration: ShortCalibPaper}
 						fast, err := NewPlanner(cal, cfg)
