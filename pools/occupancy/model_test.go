@@ -7,7 +7,6 @@ import (
 
 	"github.com/fleetsim/fleetsim/engine"
 	"github.com/fleetsim/fleetsim/pools/catalog"
-	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/pools/queueing"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -23,31 +22,6 @@ func azureTraffic(t *testing.T, lo, hi int) (*workload.CDF, *Traffic) {
 		t.Fatal(err)
 	}
 	return cdf, tr
-}
-
-// The engine runs one iteration fewer than the planner's eq. 4 count
-// (docs/model.md), so E[k] + 1 is the planner's E[S]/t under the paper
-// preset, whose iteration time is the constant W + H·slots.
-func TestTrafficIterationsMatchCalibrator(t *testing.T) {
-	cdf, tr := azureTraffic(t, 4096, 65536)
-	cal, err := fleetopt.NewCalibrator(cdf, workload.DefaultInputFraction, 512)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, _ := catalog.LookupGPU("a100")
-	pt, _ := fleetopt.PoolTimingOf(g, 65536, catalog.TimingPaper)
-	st, err := cal.Exact(4096, 65536, pt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	it := pt.W + pt.H*float64(pt.Slots)
-	if got, want := tr.EK+1, st.MeanS/it; math.Abs(got-want) > 1e-9*want {
-		t.Errorf("E[k]+1 = %v, planner E[S]/t = %v", got, want)
-	}
-	// Var[k] is the planner's Var[S]/t².
-	if got, want := tr.EK2-tr.EK*tr.EK, st.VarS/(it*it); math.Abs(got-want) > 1e-6*want {
-		t.Errorf("Var[k] = %v, planner %v", got, want)
-	}
 }
 
 // One request of L = 1000 tokens by hand: L_in 800, L_out 200, C 512:

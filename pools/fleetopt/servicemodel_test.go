@@ -1,0 +1,42 @@
+package fleetopt
+
+import (
+	"math"
+	"testing"
+
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/occupancy"
+	"github.com/fleetsim/fleetsim/workload"
+)
+
+// The engine runs one iteration fewer than the planner's eq. 4 count
+// (docs/model.md), so E[k] + 1 is the planner's E[S]/t under the paper
+// preset, whose iteration time is the constant W + H·slots.
+func TestOccupancyTrafficMatchesCalibrator(t *testing.T) {
+	cdf, err := workload.LoadCDF("azure")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := occupancy.NewTraffic(cdf, workload.DefaultInputFraction, 512, []occupancy.Part{{Lo: 4096, Hi: 65536, Share: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal, err := NewCalibrator(cdf, workload.DefaultInputFraction, 512)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := catalog.LookupGPU("a100")
+	pt, _ := PoolTimingOf(g, 65536, catalog.TimingPaper)
+	st, err := cal.Exact(4096, 65536, pt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := pt.W + pt.H*float64(pt.Slots)
+	if got, want := tr.EK+1, st.MeanS/it; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("E[k]+1 = %v, planner E[S]/t = %v", got, want)
+	}
+	// Var[k] is the planner's Var[S]/t².
+	if got, want := tr.EK2-tr.EK*tr.EK, st.VarS/(it*it); math.Abs(got-want) > 1e-6*want {
+		t.Errorf("Var[k] = %v, planner %v", got, want)
+	}
+}
