@@ -41,41 +41,73 @@ func OccupancyPool(cdf *workload.CDF, frac float64, g catalog.GPU, timing string
 	return occupancy.Pool{Timing: tm, Slots: p.Slots, GPUs: p.GPUs, Rate: p.ArrivalRate, Traffic: tr}, nil
 }
 
-// ResizeOccupancy re-sizes every pool of m with the occupancy model for the targets
-// tg, on the same traffic (the planner's slices, rates and, for a C&R fleet,
-// its B and γ: the paper model chooses the cell, the occupancy model sizes
-// its pools). Each pool's GPUs, utilization, mean service, P99 wait,
-// iteration time, P99 prefill and TTFT become the occupancy model's, and
-// the totals and cost follow; the savings and closed forms are left as the
-// paper model computed them. gpu returns a pool's GPU profile.
-func ResizeOccupancy(cdf *workload.CDF, frac float64, timing string, m *MethodPlan, gpu func(name string) (catalog.GPU, error), tg occupancy.Targets) ([]occupancy.Prediction, error) {
-	preds := make([]occupancy.Prediction, len(m.Pools))
+// ApplyOccupancy re-sizes every pool of plan (made by pl) with the
+// occupancy model for the targets tg, on the same traffic: the planner's
+// slices, rates and, for a C&R fleet, its B and γ (the paper model chooses
+// FleetOpt's cell; the occupancy model sizes its pools). Each pool keeps
+// the paper's count in GPUsPaper and gets the occupancy model's GPUs,
+// utilization, mean slot time, P99 wait, iteration time, P99 prefill, P99
+// TTFT and its full Prediction; totals, cost and the savings against the
+// homogeneous fleet (re-sized the same way) follow. The closed forms and
+// profiler counts stay the paper model's. tg.RhoMax 0 takes the planner's
+// ρ_max and tg.P99TTFTS 0 its SLO.
+func (pl *Planner) ApplyOccupancy(plan *Plan, tg occupancy.Targets) error {
+	if tg.RhoMax == 0 {
+		tg.RhoMax = pl.cfg.RhoMax
+	}
+	if tg.P99TTFTS == 0 {
+		tg.P99TTFTS = pl.cfg.SLO
+	}
+	homo, err := pl.Homogeneous()
+	if err != nil {
+		return err
+	}
+	homo.Pools = append([]PoolPlan(nil), homo.Pools...)
+	if err := pl.resizeOccupancy(&homo, tg); err != nil {
+		return err
+	}
+	for i := range plan.Methods {
+		m := &plan.Methods[i]
+		m.Pools = append([]PoolPlan(nil), m.Pools...)
+		if err := pl.resizeOccupancy(m, tg); err != nil {
+			return err
+		}
+		if homo.AnnualUSD > 0 {
+			m.Savings = 1 - m.AnnualUSD/homo.AnnualUSD
+		}
+	}
+	plan.ServiceModel = ServiceOccupancy
+	return nil
+}
+
+func (pl *Planner) resizeOccupancy(m *MethodPlan, tg occupancy.Targets) error {
 	m.TotalGPUs, m.AnnualUSD = 0, 0
 	for i := range m.Pools {
 		p := &m.Pools[i]
-		g, err := gpu(p.GPU)
+		g, err := catalog.LookupGPU(p.GPU)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		op, err := OccupancyPool(cdf, frac, g, timing, *p)
+		op, err := OccupancyPool(pl.cal.CDF(), pl.cal.InputFraction(), g, pl.cfg.Timing, *p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		n, pr, err := occupancy.Size(op, tg)
 		if err != nil {
-			return nil, fmt.Errorf("pool %s: %w", p.Name, err)
+			return fmt.Errorf("pool %s: %w", p.Name, err)
 		}
-		preds[i] = pr
+		p.GPUsPaper = p.GPUs
 		p.GPUs = n
+		p.Occupancy = &pr
 		p.Utilization = pr.Utilization
 		p.MeanServiceS = pr.MeanServiceS
 		p.P99WaitS = pr.P99WaitS
 		p.IterS = pr.IterS
+		p.P99PrefillS = float64(p.stats.P99Iters) * pr.IterS
 		p.P99TTFTS = pr.P99TTFTS
-		p.P99PrefillS = float64(p.Stats().P99Iters) * pr.IterS
 		p.AnnualUSD = float64(n) * g.CostPerHour * HoursPerYear
 		m.TotalGPUs += n
 		m.AnnualUSD += p.AnnualUSD
 	}
-	return preds, nil
+	return nil
 }
