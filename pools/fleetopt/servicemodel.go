@@ -48,7 +48,8 @@ func OccupancyPool(cdf *workload.CDF, frac float64, g catalog.GPU, timing string
 // the paper's count in GPUsPaper and gets the occupancy model's GPUs,
 // utilization, mean slot time, P99 wait, iteration time, P99 prefill, P99
 // TTFT and its full Prediction; totals, cost and the savings against the
-// homogeneous fleet (re-sized the same way) follow. The closed forms and
+// homogeneous fleet (re-sized the same way; unchanged when that fleet
+// cannot meet the targets) follow. The closed forms and
 // profiler counts stay the paper model's. tg.RhoMax 0 takes the planner's
 // ρ_max and tg.P99TTFTS 0 its SLO.
 func (pl *Planner) ApplyOccupancy(plan *Plan, tg occupancy.Targets) error {
@@ -63,16 +64,16 @@ func (pl *Planner) ApplyOccupancy(plan *Plan, tg occupancy.Targets) error {
 		return err
 	}
 	homo.Pools = append([]PoolPlan(nil), homo.Pools...)
-	if err := pl.resizeOccupancy(&homo, tg); err != nil {
-		return err
-	}
+	// A homogeneous fleet that cannot meet the targets leaves the savings
+	// as the paper model computed them.
+	homoOK := pl.resizeOccupancy(&homo, tg) == nil
 	for i := range plan.Methods {
 		m := &plan.Methods[i]
 		m.Pools = append([]PoolPlan(nil), m.Pools...)
 		if err := pl.resizeOccupancy(m, tg); err != nil {
 			return err
 		}
-		if homo.AnnualUSD > 0 {
+		if homoOK && homo.AnnualUSD > 0 {
 			m.Savings = 1 - m.AnnualUSD/homo.AnnualUSD
 		}
 	}
