@@ -9,6 +9,7 @@ import (
 	"github.com/fleetsim/fleetsim/pools/occupancy"
 	"github.com/fleetsim/fleetsim/pools/queueing"
 	"github.com/fleetsim/fleetsim/sim"
+	"github.com/fleetsim/fleetsim/sim/slotsim"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -29,6 +30,10 @@ type PoolCase struct {
 	Timing   string // kv (default) or paper
 	Requests int    // simulated requests
 	Seed     uint64
+	// Fidelities to simulate (default: engine only).
+	Fidelities []string
+	// KVMaxSeqs is the kv fidelity's max_seqs (DefaultKVMaxSeqs when 0).
+	KVMaxSeqs int
 }
 
 // PoolCheck is a PoolCase's analytic predictions beside its measurement.
@@ -40,7 +45,10 @@ type PoolCheck struct {
 	PaperUtil, PaperPWait, PaperP99Wait, PaperP99TTFT float64
 	Occ                                               occupancy.Prediction
 	OccErr                                            error
-	Sim                                               PoolMeasure
+	// Sim is the engine fidelity; Slot and KV the others when asked.
+	Sim  PoolMeasure
+	Slot *slotsim.Result
+	KV   *PoolMeasure
 }
 
 // PoolMeasure is what a simulated pool measured.
@@ -51,24 +59,6 @@ type PoolMeasure struct {
 	// WaitThresholdS is the wait above which a request counts as having
 	// waited for a slot (PWait): the pool's longest possible iteration.
 	WaitThresholdS float64
-}
-
-// waitCounter counts post-warm-up requests whose queue wait exceeds a
-// threshold.
-type waitCounter struct {
-	thr      float64
-	n, waits int64
-}
-
-func (w *waitCounter) Write(r *sim.Record) error {
-	if r.Warmup || r.Rejected {
-		return nil
-	}
-	w.n++
-	if r.QueueWaitS > w.thr {
-		w.waits++
-	}
-	return nil
 }
 
 // poolTraffic returns a slice's occupancy traffic, the planner's service
@@ -132,32 +122,63 @@ func CheckPool(c PoolCase) (PoolCheck, error) {
 	if err != nil {
 		return pc, err
 	}
-	scfg := sim.Defaults()
-	scfg.Seed = c.Seed
-	scfg.Timing = c.Timing
-	scfg.Workload = workload.Spec{CDF: c.Workload, Rate: rate, Requests: c.Requests}
-	scfg.Pools = []sim.PoolConfig{{Name: "pool", GPU: c.GPU, Count: c.GPUs, MaxContext: c.MaxCtx}}
-	scfg.Router = sim.RouterConfig{Kind: sim.RouterLength}
-	// Warm-up: 5 mean service times or 20% of the run, whichever is longer.
-	scfg.WarmupFraction = math.Min(0.9, math.Max(0.2, WarmupServiceTimes*st.MeanS*rate/float64(c.Requests)))
-	if err := scfg.Validate(); err != nil {
-		return pc, err
+	fids := c.Fidelities
+	if len(fids) == 0 {
+		fids = []string{FidelityEngine}
 	}
-	src, err := workload.NewCDFSource(scfg.Workload, sub, c.Seed)
-	if err != nil {
-		return pc, err
-	}
-	thr := tm.W + (tm.HSeq+tm.HKV*float64(c.MaxCtx))*float64(slots)
-	wc := &waitCounter{thr: thr}
-	sum, err := sim.Run(scfg, src, wc, sim.Options{})
-	if err != nil {
-		return pc, err
-	}
-	s := sum.Pools[0]
-	pc.Sim = PoolMeasure{Util: s.SlotUtilization, P99Wait: s.QueueWait.P99, P99TTFT: s.TTFT.P99, P99TPOT: s.TPOT.P99,
-		Measured: s.Arrived, Preemptions: s.Preemptions, Overloaded: s.Overloaded, WaitThresholdS: thr}
-	if wc.n > 0 {
-		pc.Sim.PWait = float64(wc.waits) / float64(wc.n)
+	warm := math.Max(WarmupServiceTimes*st.MeanS*rate, 0.2*float64(c.Requests))
+	warmFrac := math.Min(0.9, warm/float64(c.Requests))
+	for _, f := range fids {
+		if f == FidelitySlot {
+			src, err := workload.NewCDFSource(workload.Spec{CDF: c.Workload, Rate: rate, Requests: c.Requests}, sub, c.Seed)
+			if err != nil {
+				return pc, err
+			}
+			// The warm-up ends near the arrival of request warm.
+			r, err := runSlot(g, c.MaxCtx, c.GPUs, c.Timing, src, math.Floor(warmFrac*float64(c.Requests))/rate)
+			if err != nil {
+				return pc, err
+			}
+			pc.Slot = &r
+			continue
+		}
+		pcfg := sim.PoolConfig{Name: "pool", GPU: c.GPU, Count: c.GPUs, MaxContext: c.MaxCtx}
+		if f == FidelityKV {
+			pcfg.MaxSeqs = c.KVMaxSeqs
+			if pcfg.MaxSeqs == 0 {
+				pcfg.MaxSeqs = DefaultKVMaxSeqs
+			}
+		}
+		scfg := sim.Defaults()
+		scfg.Seed = c.Seed
+		scfg.Timing = c.Timing
+		scfg.Workload = workload.Spec{CDF: c.Workload, Rate: rate, Requests: c.Requests}
+		scfg.Pools = []sim.PoolConfig{pcfg}
+		scfg.Router = sim.RouterConfig{Kind: sim.RouterLength}
+		scfg.WarmupFraction = math.Max(warmFrac, 0.01)
+		if err := scfg.Validate(); err != nil {
+			return pc, err
+		}
+		src, err := workload.NewCDFSource(scfg.Workload, sub, c.Seed)
+		if err != nil {
+			return pc, err
+		}
+		slots := slots
+		if pcfg.MaxSeqs > 0 {
+			slots = pcfg.MaxSeqs
+		}
+		w := newPoolWaits()
+		w.thr["pool"] = maxIter(g, c.MaxCtx, slots, c.Timing)
+		sum, err := sim.Run(scfg, src, w, sim.Options{})
+		if err != nil {
+			return pc, err
+		}
+		m := measure(sum.Pools[0], w)
+		if f == FidelityKV {
+			pc.KV = &m
+		} else {
+			pc.Sim = m
+		}
 	}
 	return pc, nil
 }

@@ -3,12 +3,16 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/pools/occupancy"
+	"github.com/fleetsim/fleetsim/pools/queueing"
 	"github.com/fleetsim/fleetsim/sim"
+	"github.com/fleetsim/fleetsim/sim/slotsim"
+	"github.com/fleetsim/fleetsim/sim/sweep"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -74,6 +78,11 @@ type ValidateConfig struct {
 	Start func(requests int)
 	// Progress, when set, is sim.Options.Progress.
 	Progress func(arrived int64)
+	// Fidelities to run beside the engine's (FidelitySlot, FidelityKV);
+	// the engine fidelity always runs.
+	Fidelities []string
+	// KVMaxSeqs is the kv fidelity's max_seqs (DefaultKVMaxSeqs when 0).
+	KVMaxSeqs int
 }
 
 // PoolValidation is one pool's prediction beside its measurement.
@@ -113,6 +122,15 @@ type PoolValidation struct {
 	Preemptions  int64                `json:"preemptions"`
 	Overloaded   bool                 `json:"overloaded"`
 	BacklogGrows float64              `json:"backlog_growth_rps"`
+	// PWaitSim is the engine fidelity's share of requests that waited
+	// longer than the pool's longest possible iteration (WaitThresholdS).
+	PWaitSim       float64 `json:"p_wait_sim"`
+	WaitThresholdS float64 `json:"wait_threshold_s"`
+	// PWaitAna is Erlang C of the paper model.
+	PWaitAna float64 `json:"p_wait_ana"`
+	// Slot and KV are the other fidelities' measurements, when asked.
+	Slot *slotsim.Result `json:"fidelity_slot,omitempty"`
+	KV   *PoolMeasure    `json:"fidelity_kv,omitempty"`
 }
 
 // UtilErr is FleetOpt Table 5's error (ρ_ana − ρ̂)/ρ̂ (NaN when ρ̂ = 0).
@@ -307,8 +325,16 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	if c.Start != nil {
 		c.Start(n)
 	}
-	sum, err := sim.Run(scfg, src, nil, sim.Options{Progress: c.Progress})
+	waits := newPoolWaits()
+	for _, p := range m.Pools {
+		g, _ := catalog.LookupGPU(p.GPU)
+		waits.thr[p.Name] = maxIter(g, p.MaxCtx, p.Slots, plan.Timing)
+	}
+	sum, err := sim.Run(scfg, src, waits, sim.Options{Progress: c.Progress})
 	if err != nil {
+		return nil, err
+	}
+	if err := v.otherFidelities(c, scfg, m); err != nil {
 		return nil, err
 	}
 	v.WindowS = sum.WindowEndS - sum.WindowStartS
@@ -319,6 +345,8 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 		pv.P99TTFTSimS, pv.P99WaitSimS, pv.P99TPOTSimS = s.TTFT.P99, s.QueueWait.P99, s.TPOT.P99
 		pv.Measured, pv.Rejected, pv.Preemptions = s.Arrived, s.Rejected, s.Preemptions
 		pv.Overloaded, pv.BacklogGrows = s.Overloaded, s.BacklogGrowth
+		pv.PWaitSim, pv.WaitThresholdS = waits.share(pv.Name), waits.thr[pv.Name]
+		pv.PWaitAna = queueing.ErlangC(pv.GPUs*pv.Slots, pv.ArrivalAna*pv.MeanSvcAnaS)
 		if s.Arrived == 0 {
 			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: no measured request: its simulated figures are empty (use more requests)", pv.Name))
 		} else if s.Arrived < TargetPerPool && c.Requests == 0 {
@@ -326,6 +354,66 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 		}
 	}
 	return v, nil
+}
+
+// otherFidelities runs the slot and kv fidelities of c on the fleet of m
+// (docs/experiments.md "Validation at three fidelities").
+func (v *Validation) otherFidelities(c ValidateConfig, scfg sim.Config, m fleetopt.MethodPlan) error {
+	for _, f := range c.Fidelities {
+		switch f {
+		case FidelitySlot:
+			if scfg.Router.Kind != sim.RouterLength {
+				return fmt.Errorf("fidelity slot: needs the length router (method homo or pr); %s uses %s", m.Method, scfg.Router.Kind)
+			}
+			for i, p := range m.Pools {
+				lo := 0
+				for _, q := range m.Pools {
+					if q.MaxCtx < p.MaxCtx {
+						lo = max(lo, q.MaxCtx)
+					}
+				}
+				src, err := workload.NewSource(scfg.Workload, scfg.Seed)
+				if err != nil {
+					return err
+				}
+				g, _ := catalog.LookupGPU(p.GPU)
+				r, err := runSlot(g, p.MaxCtx, p.GPUs, v.Timing, sweep.LengthRouted(src, lo, p.MaxCtx, 0), v.WarmupS)
+				if err != nil {
+					return err
+				}
+				v.Pools[i].Slot = &r
+			}
+		case FidelityKV:
+			kcfg := scfg
+			kcfg.Pools = slices.Clone(scfg.Pools)
+			ms := c.KVMaxSeqs
+			if ms == 0 {
+				ms = DefaultKVMaxSeqs
+			}
+			waits := newPoolWaits()
+			for i := range kcfg.Pools {
+				kcfg.Pools[i].MaxSeqs = ms
+				g, _ := catalog.LookupGPU(kcfg.Pools[i].GPU)
+				waits.thr[kcfg.Pools[i].Name] = maxIter(g, kcfg.Pools[i].MaxContext, ms, v.Timing)
+			}
+			if err := kcfg.Validate(); err != nil {
+				return err
+			}
+			src, err := workload.NewSource(kcfg.Workload, kcfg.Seed)
+			if err != nil {
+				return err
+			}
+			sum, err := sim.Run(kcfg, src, waits, sim.Options{})
+			if err != nil {
+				return err
+			}
+			for i := range v.Pools {
+				m := measure(sum.Pools[i], waits)
+				v.Pools[i].KV = &m
+			}
+		}
+	}
+	return nil
 }
 
 // selfEstimate is a pool's self-consistent operating point (selfConsistent).

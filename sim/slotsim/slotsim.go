@@ -22,8 +22,8 @@ type Config struct {
 	// Prefill returns the time from the start of service to the first
 	// token, s (ceil(L_in/C)·t_iter).
 	Prefill func(in, out int) float64
-	// Warmup is the number of first arrivals left out of the metrics.
-	Warmup int
+	// WarmupS: requests arriving before it are left out of the metrics, s.
+	WarmupS float64
 }
 
 // Result is what the pool measured over the post-warm-up requests.
@@ -71,7 +71,6 @@ func Run(src workload.Source, cfg Config) (Result, error) {
 	var spans []busy
 	var waits, ttfts []float64
 	var r workload.Request
-	n := 0
 	t0, t1 := math.NaN(), 0.0
 	waited := 0
 	sumW := 0.0
@@ -81,7 +80,7 @@ func Run(src workload.Source, cfg Config) (Result, error) {
 		h[0] = start + svc
 		h.down(0)
 		t1 = r.Arrival
-		if n >= cfg.Warmup {
+		if r.Arrival >= cfg.WarmupS {
 			if math.IsNaN(t0) {
 				t0 = r.Arrival
 			}
@@ -94,7 +93,6 @@ func Run(src workload.Source, cfg Config) (Result, error) {
 			}
 		}
 		spans = append(spans, busy{start, start + svc})
-		n++
 	}
 	if err := src.Err(); err != nil {
 		return Result{}, err

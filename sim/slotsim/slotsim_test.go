@@ -43,7 +43,7 @@ func TestSlotSimPollaczekKhinchine(t *testing.T) {
 		{"M/M/1", func(r *rand.Rand) int { return 1 + int(r.ExpFloat64()*1000) }, 4},
 	} {
 		src := &poisson{r: rand.New(rand.NewPCG(1, 2)), lambda: 0.8, n: 400000, length: tc.length}
-		res, err := Run(src, Config{Servers: 1, Warmup: 1000,
+		res, err := Run(src, Config{Servers: 1, WarmupS: 1000,
 			Service: func(in, _ int) float64 { return float64(in) / 1000 },
 			Prefill: func(int, int) float64 { return 0 }})
 		if err != nil {

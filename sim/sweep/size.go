@@ -512,9 +512,18 @@ func EvaluatePool(cfg SizeConfig, res *SizeResult, i, n int) (bool, []SizeSeed, 
 	return all, seeds, nil
 }
 
-// lengthRouted passes the requests the length router sends to the pool of
-// max context in (lo, hi]: L_in + max_output_tokens in (lo, hi], at most
-// limit of them.
+// LengthRouted returns the requests of src that the length router sends to
+// a pool whose max context is hi when the next smaller pool's is lo:
+// L_in + max_output_tokens in (lo, hi]; at most limit of them (<= 0: all).
+// Their arrival times are kept, so the stream is the pool's thinned arrival
+// process.
+func LengthRouted(src workload.Source, lo, hi, limit int) workload.Source {
+	if limit <= 0 {
+		limit = math.MaxInt
+	}
+	return &lengthRouted{src: src, lo: lo, hi: hi, limit: limit}
+}
+
 type lengthRouted struct {
 	src    workload.Source
 	lo, hi int
