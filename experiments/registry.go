@@ -19,6 +19,9 @@ type Options struct {
 	// Progress, when set, receives one-line status messages (which fleet is
 	// being simulated, ...).
 	Progress func(msg string)
+	// PlotDir, when set, is where experiments that draw figures write them
+	// (PNG and SVG).
+	PlotDir string
 }
 
 func (o Options) say(format string, args ...any) {
@@ -52,6 +55,7 @@ func All() []Experiment {
 		{Name: "fleetopt-table5", Summary: "FleetOpt Table 5: analytic vs simulated slot utilization of the PR fleets (runs the simulator)", Slow: true, Run: FleetOptTable5},
 		{Name: "fleetopt-table6", Summary: "FleetOpt Table 6: agent-heavy fleet size and savings vs arrival rate", Run: FleetOptTable6},
 		{Name: "tokenbudget-table2", Summary: "token-budget Table 2: homogeneous vs token-budget fleet at B = 8,192 (profiler headroom)", Run: TokenBudgetTable2},
+		{Name: "occupancy-sweep", Summary: "issue 8: paper and occupancy models vs the slot, engine and KV-bound fidelities, ρ 0.3–1.1, one long pool per workload (runs the simulator; --plot-dir for the figure)", Slow: true, Run: OccupancySweep},
 		{Name: "tokenbudget-table4", Summary: "token-budget Table 4: per-category EMA calibration at n = 50 and mis-route rates vs static 4.0", Run: TokenBudgetTable4},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -44,6 +45,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "markdown", "output: markdown, json or csv")
 	requests := fs.Int("requests", 0, "requests per simulated fleet (fleetopt-table5) or per routed category (tokenbudget-table4); 0 = the experiment's default")
 	seed := fs.Uint64("seed", 0, "seed override (0 = each experiment's default)")
+	plotDir := fs.String("plot-dir", "", "directory where experiments that draw figures write them (PNG and SVG); empty = no figures")
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
@@ -82,7 +84,12 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		}
 		list = []experiments.Experiment{e}
 	}
-	opts := experiments.Options{Requests: *requests, Seed: *seed}
+	if *plotDir != "" {
+		if st, err := os.Stat(*plotDir); err != nil || !st.IsDir() {
+			return badInput("--plot-dir %q: not an existing directory", *plotDir)
+		}
+	}
+	opts := experiments.Options{Requests: *requests, Seed: *seed, PlotDir: *plotDir}
 	if isTerminal(stderr) {
 		opts.Progress = func(msg string) { fmt.Fprintln(stderr, msg) }
 	}
