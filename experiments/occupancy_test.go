@@ -55,3 +55,36 @@ func TestOccupancyFleets(t *testing.T) {
 		}
 	}
 }
+
+// Issue 8's acceptance for fidelity slot: the slot-level M/G/c simulation
+// against Erlang C at ρ = 0.7 and 0.9 with >= 64 servers, P(wait) within
+// 2 points (mean of 3 seeds × 200,000 requests). The pools whose service
+// SCV is near 1 (agent-heavy long, 64 slots, C_s² 1.18; Azure short, 256
+// slots, C_s² 1.53) meet it; Azure long (C_s² 0.08, near-deterministic)
+// and LMSYS long (C_s² 15.5) miss at ρ = 0.9 by about half a point beyond
+// it (docs/experiments.md "Validation at three fidelities").
+func TestSlotFidelityErlangC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 12 × 200,000 requests")
+	}
+	for _, c := range []PoolCase{
+		{Workload: "agent-heavy", Lo: 8192, Hi: 65536, MaxCtx: 65536, GPU: "a100", GPUs: 4},
+		{Workload: "azure", Lo: 0, Hi: 4096, MaxCtx: 4096, GPU: "a100", GPUs: 1},
+	} {
+		for _, rho := range []float64{0.7, 0.9} {
+			mean, erlang := 0.0, 0.0
+			for seed := uint64(1); seed <= 3; seed++ {
+				c.Rho, c.Requests, c.Seed, c.Fidelities = rho, 200000, seed, []string{FidelitySlot}
+				pc, err := CheckPool(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mean += pc.Slot.PWait / 3
+				erlang = pc.PaperPWait
+			}
+			if math.Abs(mean-erlang) > 0.02 {
+				t.Errorf("%s ρ %g: slot P(wait) %.4f, Erlang C %.4f", c.Workload, rho, mean, erlang)
+			}
+		}
+	}
+}
