@@ -25,6 +25,13 @@ type PoolConfig struct {
 	// QueueLimit caps the requests waiting in the pool; arrivals beyond it
 	// are rejected and counted. 0 means no limit.
 	QueueLimit int `json:"queue_limit,omitempty" yaml:"queue_limit,omitempty"`
+	// Profile names a variant profile file (`fleetsim fit`) whose decode and
+	// prefill constants replace the GPU's iteration timing; ProfileName
+	// picks one profile of a file that holds several. The CLI reads the
+	// file into Override (sim does no I/O). See docs/variants.md.
+	Profile     string          `json:"profile,omitempty" yaml:"profile,omitempty"`
+	ProfileName string          `json:"profile_name,omitempty" yaml:"profile_name,omitempty"`
+	Override    *EngineOverride `json:"override,omitempty" yaml:"-"`
 	// MaxSeqs and KVBlocks override the catalog's slot rule (0 = keep it):
 	// the vLLM-style configuration in which max_seqs is only a cap on the
 	// running sequences (vLLM's max_num_seqs) and kv_blocks (16-token
@@ -208,6 +215,9 @@ func (c *Config) Validate() error {
 		}
 		if p.QueueLimit < 0 {
 			return bad(f+".queue_limit", p.QueueLimit, "must be >= 0 (0 = no limit)")
+		}
+		if err := p.Override.validate(f, p); err != nil {
+			return err
 		}
 	}
 	if c.Router.Kind != "" && !slices.Contains(routerNames, c.Router.Kind) {

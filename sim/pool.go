@@ -73,6 +73,7 @@ func newPool(pc PoolConfig, order int, timing string, fls *flights) (*pool, erro
 	if err != nil {
 		return nil, fmt.Errorf("pool %q: max_ctx: %w", pc.Name, err)
 	}
+	pc.Override.apply(&ecfg)
 	if pc.MaxSeqs > 0 {
 		ecfg.MaxSeqs = pc.MaxSeqs
 	}

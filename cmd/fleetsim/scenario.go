@@ -97,7 +97,7 @@ func decodeScenario(path string, data []byte, cfg *sim.Config) (scenarioKeys, er
 	if keys.trace && w.Trace != "" && !filepath.IsAbs(w.Trace) {
 		w.Trace = filepath.Join(dir, w.Trace)
 	}
-	return keys, nil
+	return keys, loadPoolProfiles(path, dir, cfg) // pools/variants profiles (poolprofile.go)
 }
 
 // checkMapping reports a scenario file whose top level is not a mapping of
