@@ -40,3 +40,38 @@ func TestOccupancyTrafficMatchesCalibrator(t *testing.T) {
 		t.Errorf("Var[k] = %v, planner %v", got, want)
 	}
 }
+
+// BenchmarkApplyOccupancy is `fleetsim plan --method pr --service-model
+// occupancy` once the planner exists: both PR pools and the homogeneous
+// baseline sized with the occupancy model (BENCHMARKS.md).
+func BenchmarkApplyOccupancy(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		bs   int
+	}{{"azure", 4096}, {"lmsys", 1536}, {"agent-heavy", 8192}} {
+		b.Run(c.name, func(b *testing.B) {
+			cdf, err := workload.LoadCDF(c.name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cal, err := NewCalibrator(cdf, workload.DefaultInputFraction, 512)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g, _ := catalog.LookupGPU("a100")
+			for range b.N {
+				pl, err := NewPlanner(cal, Config{Rate: 1000, ShortGPU: g, LongGPU: g, BShort: c.bs, PC: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				plan, err := pl.Run([]string{MethodPR})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := pl.ApplyOccupancy(&plan, occupancy.Targets{P99TTFTS: 0}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
