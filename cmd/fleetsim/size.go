@@ -31,6 +31,8 @@ candidate sees the same requests (common random numbers: seeds 1..K).
 A count is accepted when, on every seed, the pool's P99 TTFT and P99 TPOT
 are within the targets, its slot utilization within --util-cap (if set)
 and it is not overloaded; the count below it failed on at least one seed.
+(Rejections are router misroutes, which no GPU count changes; they are
+reported per seed in the JSON, not counted against a candidate.)
 
 Pools interact only through the router: under the length router (homo, pr)
 each pool is simulated alone on the requests routed to it; under

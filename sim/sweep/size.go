@@ -55,6 +55,10 @@ type SizeSeed struct {
 	P99TTFT float64 `json:"p99_ttft_s"`
 	P99TPOT float64 `json:"p99_tpot_s"`
 	Util    float64 `json:"slot_utilization"`
+	// Rejected counts the pool's rejections: router misroutes only (size
+	// sets no queue limit), so they do not depend on the GPU count and do
+	// not fail a candidate.
+	Rejected int64 `json:"rejected"`
 }
 
 // PoolSize is one pool's answer.
@@ -607,8 +611,8 @@ func (s *sizer) run(i, n int, seed uint64) outcome {
 		return o
 	}
 	pm := sum.Pools[idx]
-	o.P99TTFT, o.P99TPOT, o.Util = pm.TTFT.P99, pm.TPOT.P99, pm.SlotUtilization
-	o.ok = !pm.Overloaded && pm.Rejected == 0 && pm.Completed > 0 &&
+	o.P99TTFT, o.P99TPOT, o.Util, o.Rejected = pm.TTFT.P99, pm.TPOT.P99, pm.SlotUtilization, pm.Rejected
+	o.ok = !pm.Overloaded && pm.Completed > 0 &&
 		(s.cfg.SLOTTFTS == 0 || o.P99TTFT <= s.cfg.SLOTTFTS) &&
 		(s.cfg.SLOTPOTS == 0 || o.P99TPOT <= s.cfg.SLOTPOTS) &&
 		(s.cfg.UtilCap == 0 || o.Util <= s.cfg.UtilCap)
