@@ -8,6 +8,7 @@ import (
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/pools/occupancy"
 	"github.com/fleetsim/fleetsim/pools/queueing"
+	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/sim/slotsim"
 	"github.com/fleetsim/fleetsim/workload"
@@ -154,7 +155,7 @@ func CheckPool(c PoolCase) (PoolCheck, error) {
 		scfg.Timing = c.Timing
 		scfg.Workload = workload.Spec{CDF: c.Workload, Rate: rate, Requests: c.Requests}
 		scfg.Pools = []sim.PoolConfig{pcfg}
-		scfg.Router = sim.RouterConfig{Kind: sim.RouterLength}
+		scfg.Router = sim.RouterConfig{Config: router.Config{Kind: sim.RouterLength}}
 		scfg.WarmupFraction = math.Max(warmFrac, 0.01)
 		if err := scfg.Validate(); err != nil {
 			return pc, err

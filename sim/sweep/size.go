@@ -14,6 +14,7 @@ import (
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/pools/occupancy"
+	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -204,10 +205,10 @@ func Size(cfg SizeConfig) (*SizeResult, error) {
 	res := &SizeResult{Workload: cdf.Name, Rate: c.Rate, Method: m.Method, BShort: m.BShort, Gamma: m.Gamma, PC: m.PC,
 		Timing: c.Timing, SLOTTFTS: c.SLOTTFTS, SLOTPOTS: c.SLOTPOTS, UtilCap: c.UtilCap, RhoMax: pp.RhoMax,
 		Seeds: c.Seeds, Requests: c.Requests, PaperNote: paperNote}
-	s.router = sim.RouterConfig{Kind: sim.RouterLength}
+	s.router = sim.RouterConfig{Config: router.Config{Kind: sim.RouterLength}}
 	res.Interaction = "length router: a request's pool depends on its length only, so each pool is simulated alone on the requests routed to it (the same requests for every candidate and seed)"
 	if m.Gamma > 1 && len(m.Pools) == 2 {
-		s.router = sim.RouterConfig{Kind: sim.RouterCR, BShort: m.BShort, Gamma: m.Gamma, PC: m.PC}
+		s.router = sim.RouterConfig{Config: router.Config{Kind: sim.RouterCR, BShort: m.BShort, Gamma: m.Gamma, PC: m.PC}}
 		res.Interaction = "compress-and-route: the router's decisions do not depend on pool load, so each pool is searched in the full fleet with the other pool held at its occupancy-model count (every candidate sees the same requests and decisions)"
 	}
 	res.Router = s.router.Kind
@@ -490,9 +491,9 @@ func EvaluatePool(cfg SizeConfig, res *SizeResult, i, n int) (bool, []SizeSeed, 
 		return false, nil, err
 	}
 	s := &sizer{cfg: c, cdf: cdf, frac: workload.DefaultInputFraction}
-	s.router = sim.RouterConfig{Kind: res.Router, BShort: res.BShort, Gamma: res.Gamma, PC: res.PC}
+	s.router = sim.RouterConfig{Config: router.Config{Kind: res.Router, BShort: res.BShort, Gamma: res.Gamma, PC: res.PC}}
 	if res.Router == sim.RouterLength {
-		s.router = sim.RouterConfig{Kind: sim.RouterLength}
+		s.router = sim.RouterConfig{Config: router.Config{Kind: sim.RouterLength}}
 	}
 	for _, p := range res.Pools {
 		s.plan.Pools = append(s.plan.Pools, fleetopt.PoolPlan{Name: p.Name, GPU: p.GPU, MaxCtx: p.MaxCtx, ArrivalRate: p.ArrivalRate})
