@@ -310,7 +310,7 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: no stable operating point once the iteration time follows the batch it holds (a·b = %.3f, u = a·W/(1 − a·b) %s): %s; expect it to saturate",
 				p.Name, se.AB, selfFixedPoint(se), why))
 		}
-		op, err := fleetopt.OccupancyPool(cdf, plan.InputFraction, g, plan.Timing, p)
+		op, err := pl.OccupancyPool(m, p)
 		if err != nil {
 			return nil, err
 		}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/occupancy"
-	"github.com/fleetsim/fleetsim/workload"
 )
 
 // Service models of the planner (`fleetsim plan --service-model`).
@@ -14,27 +13,62 @@ const (
 	ServiceOccupancy = "occupancy" // the occupancy model, pools/occupancy (docs/planner.md §9)
 )
 
-// OccupancyParts returns a planned pool's traffic parts: its mixture when it was
-// calibrated on one (short-calibration mix), else its slice.
-func OccupancyParts(p PoolPlan) []occupancy.Part {
-	if len(p.Mix) == 0 {
-		return []occupancy.Part{{Lo: p.SliceLo, Hi: p.SliceHi, Share: 1}}
+// occupancyParts returns the traffic pool p of method m receives, as the
+// planner models it: its plain slice, or (short-calibration mix) every run
+// of its mixture with the run's weight — the estimate-noise model's
+// compress probability included, which the plan's merged Mix report does
+// not keep.
+func (pl *Planner) occupancyParts(m MethodPlan, p PoolPlan) ([]occupancy.Part, error) {
+	parts := plain(0, pl.cfg.LongCtx)
+	if p.Name != "homogeneous" {
+		sh, err := pl.shape(m.BShort, max(1, m.Gamma), m.PC, false)
+		if err != nil {
+			return nil, err
+		}
+		parts = sh.short
+		if p.Name == "long" {
+			parts = sh.long
+		}
 	}
-	parts := make([]occupancy.Part, len(p.Mix))
-	for i, m := range p.Mix {
-		parts[i] = occupancy.Part{Lo: m.Lo, Hi: m.Hi, Share: m.Share, CompressTo: m.CompressTo}
+	if lo, hi, one := parts.slice(); one {
+		return []occupancy.Part{{Lo: lo, Hi: hi, Share: 1}}, nil
 	}
-	return parts
+	maxT := pl.cal.CDF().Max()
+	var out []occupancy.Part
+	total := 0.0
+	for _, sp := range parts.parts {
+		w := sp.Scale * (pl.cal.F(min(sp.Hi, maxT)) - pl.cal.F(sp.Lo))
+		if !(w > 0) {
+			continue
+		}
+		total += w
+		out = append(out, occupancy.Part{Lo: sp.Lo, Hi: sp.Hi, Share: w, CompressTo: sp.CompressTo})
+	}
+	if !(total > 0) {
+		return nil, fmt.Errorf("pool %s: no traffic", p.Name)
+	}
+	for i := range out {
+		out[i].Share /= total
+	}
+	return out, nil
 }
 
-// OccupancyPool returns the occupancy model of a planned pool (at its planned GPU
-// count and arrival rate) on the planner's GPU and timing preset.
-func OccupancyPool(cdf *workload.CDF, frac float64, g catalog.GPU, timing string, p PoolPlan) (occupancy.Pool, error) {
-	tm, err := g.Timing(timing)
+// OccupancyPool returns the occupancy model of pool p of method m (planned
+// by pl) at its planned GPU count and arrival rate.
+func (pl *Planner) OccupancyPool(m MethodPlan, p PoolPlan) (occupancy.Pool, error) {
+	g, err := catalog.LookupGPU(p.GPU)
 	if err != nil {
 		return occupancy.Pool{}, err
 	}
-	tr, err := occupancy.NewTraffic(cdf, frac, g.ChunkTokens, OccupancyParts(p))
+	tm, err := g.Timing(pl.cfg.Timing)
+	if err != nil {
+		return occupancy.Pool{}, err
+	}
+	parts, err := pl.occupancyParts(m, p)
+	if err != nil {
+		return occupancy.Pool{}, err
+	}
+	tr, err := occupancy.NewTraffic(pl.cal.CDF(), pl.cal.InputFraction(), g.ChunkTokens, parts)
 	if err != nil {
 		return occupancy.Pool{}, fmt.Errorf("pool %s: %w", p.Name, err)
 	}
@@ -89,7 +123,7 @@ func (pl *Planner) resizeOccupancy(m *MethodPlan, tg occupancy.Targets) error {
 		if err != nil {
 			return err
 		}
-		op, err := OccupancyPool(pl.cal.CDF(), pl.cal.InputFraction(), g, pl.cfg.Timing, *p)
+		op, err := pl.OccupancyPool(*m, *p)
 		if err != nil {
 			return err
 		}
