@@ -149,17 +149,19 @@ func writeSize(w io.Writer, r *sweep.SizeResult) error {
 	fmt.Fprintf(w, "workload %s, λ = %g req/s, method %s, timing %s\ntargets on every one of %d seeds: %s (%d measured requests per pool and run)\n%s\n\n",
 		r.Workload, r.Rate, desc, r.Timing, r.Seeds, strings.Join(tg, ", "), r.Requests, r.Interaction)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "pool\tgpu\tmax_ctx\tλ req/s\tGPUs paper\tGPUs occupancy\tGPUs simulated\tpaper/sim\tworst P99 TTFT s\tworst P99 TPOT s\tworst util\tTTFT margin\tcandidates\t$K/yr\t")
+	fmt.Fprintln(tw, "pool\tgpu\tmax_ctx\tλ req/s\tGPUs paper\tGPUs occupancy\tGPUs simulated\tpaper/sim\tworst P99 TTFT s\tworst P99 TPOT s\tworst util\tTTFT margin\tTPOT margin\tcandidates\t$K/yr\t")
 	for _, p := range r.Pools {
-		m := "—"
-		if p.MarginTTFT != nil {
-			m = fmt.Sprintf("%.1f%%", 100**p.MarginTTFT)
+		margin := func(m *float64) string {
+			if m == nil {
+				return "—"
+			}
+			return fmt.Sprintf("%.1f%%", 100**m)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%d\t%d\t%d\t%.2f\t%.3f\t%.4f\t%.3f\t%s\t%d\t%.0f\t\n",
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%d\t%d\t%d\t%.2f\t%.3f\t%.4f\t%.3f\t%s\t%s\t%d\t%.0f\t\n",
 			p.Name, p.GPU, p.MaxCtx, p.ArrivalRate, p.GPUsPaper, p.GPUsOccupancy, p.GPUsSim, float64(p.GPUsPaper)/float64(p.GPUsSim),
-			p.WorstP99TTFT, p.WorstP99TPOT, p.WorstUtil, m, p.Evaluations, p.AnnualUSD/1000)
+			p.WorstP99TTFT, p.WorstP99TPOT, p.WorstUtil, margin(p.MarginTTFT), margin(p.MarginTPOT), p.Evaluations, p.AnnualUSD/1000)
 	}
-	fmt.Fprintf(tw, "total\t\t\t\t%d\t%d\t%d\t%.2f\t\t\t\t\t\t%.0f\t\n", r.GPUsPaper, r.GPUsOccupancy, r.GPUsSim, float64(r.GPUsPaper)/float64(r.GPUsSim), r.AnnualUSD/1000)
+	fmt.Fprintf(tw, "total\t\t\t\t%d\t%d\t%d\t%.2f\t\t\t\t\t\t\t%.0f\t\n", r.GPUsPaper, r.GPUsOccupancy, r.GPUsSim, float64(r.GPUsPaper)/float64(r.GPUsSim), r.AnnualUSD/1000)
 	if err := tw.Flush(); err != nil {
 		return err
 	}

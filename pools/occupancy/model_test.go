@@ -121,3 +121,28 @@ func TestTails(t *testing.T) {
 		t.Errorf("emg far right %v", got)
 	}
 }
+
+// waitFactor: M/M/c (C_s² = 1) is 1; M/D/1 (C_s² = 0, c = 1) is exactly ½
+// (Pollaczek–Khinchine: W_q(M/D/1) = ½·W_q(M/M/1)); Kimura above 1.
+func TestWaitFactor(t *testing.T) {
+	for _, tc := range []struct {
+		cs2  float64
+		c    int
+		rho  float64
+		want float64
+	}{
+		{1, 16, 0.7, 1},
+		{0, 1, 0.5, 0.5},
+		{0, 1, 0.9, 0.5},
+		{3, 64, 0.9, 2},
+		{0.5, 1, 0.8, 0.75}, // M/G/1 is exact too: (1 + C_s²)/2
+	} {
+		if got := waitFactor(tc.cs2, tc.c, tc.rho); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("waitFactor(%g, %d, %g) = %v, want %v", tc.cs2, tc.c, tc.rho, got, tc.want)
+		}
+	}
+	// Cosmetatos' correction grows with c and stays below M/M/c.
+	if a, b := waitFactor(0, 16, 0.7), waitFactor(0, 64, 0.7); !(a > 0.5 && b > a && b <= 1) {
+		t.Errorf("M/D/c factor at c = 16, 64: %v, %v", a, b)
+	}
+}
