@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math"
 	"testing"
 
 	"github.com/fleetsim/fleetsim/workload"
@@ -40,13 +39,14 @@ func TestKVBoundAgainstOracle(t *testing.T) {
 		now += ar.ExpFloat64() / 16
 		in, out := workload.SplitFixed(c.Sample(lr), 0.8)
 		j := Job{Tag: i, In: in, Out: out}
-		got = e.AdvanceTo(now, got)
-		want = o.advance(now, want)
-		e.Submit(j, now)
-		o.submit(j, now)
+		at := Seconds(now)
+		got = e.AdvanceTo(at, got)
+		want = o.advance(at, want)
+		e.Submit(j, at)
+		o.submit(j, at)
 	}
-	got = e.AdvanceTo(math.Inf(1), got)
-	want = o.advance(math.Inf(1), want)
+	got = e.AdvanceTo(Never, got)
+	want = o.advance(Never, want)
 	if err := compareResults(got, want); err != nil {
 		t.Fatal(err)
 	}
