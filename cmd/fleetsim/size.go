@@ -26,7 +26,8 @@ Finds, pool by pool, the smallest GPU count at which the simulator meets
 every target on every seed (docs/experiments.md "Sizing by simulation").
 The pools and their traffic come from the planner, as in 'fleetsim plan'
 (--method, --b-short, ...); each pool's search starts at the occupancy
-model's count, gallops (±1, 2, 4, ...) to a bracket and bisects, and every
+model's count n0, gallops (±s, 2s, 4s, ...; s = max(1, n0/64)) to a bracket
+and bisects, and every
 candidate sees the same requests (common random numbers: seeds 1..K).
 A count is accepted when, on every seed, the pool's P99 TTFT and P99 TPOT
 are within the targets, its slot utilization within --util-cap (if set)

@@ -319,8 +319,8 @@ type outcome struct {
 }
 
 // search finds pool i's smallest accepted count: start at the occupancy
-// model's count, gallop (±1, 2, 4, …) to a bracket [fail, pass], then
-// bisect. Every candidate is judged on the same seeds.
+// model's count n0, gallop (±s, 2s, 4s, …, s = max(1, n0/64)) to a bracket
+// [fail, pass], then bisect. Every candidate is judged on the same seeds.
 func (s *sizer) search(i int, ps *PoolSize) error {
 	cache := map[int][]outcome{}
 	eval := func(n int) (bool, []outcome, error) {
@@ -348,9 +348,13 @@ func (s *sizer) search(i int, ps *PoolSize) error {
 		return err
 	}
 	lo, hi := 0, 0 // lo fails (0: none known), hi passes
+	// The first step is 1/64 of the start (at least 1): the occupancy
+	// model is within a few percent of the answer, so large pools bracket
+	// it in a few candidates.
+	first := max(1, n0/64)
 	if ok {
 		hi = n0
-		for step := 1; ; step *= 2 {
+		for step := first; ; step *= 2 {
 			n := hi - step
 			if n < 1 {
 				n = 1
@@ -373,7 +377,7 @@ func (s *sizer) search(i int, ps *PoolSize) error {
 		}
 	} else {
 		lo = n0
-		for step := 1; ; step *= 2 {
+		for step := first; ; step *= 2 {
 			n := lo + step
 			if n > 4*n0+1000 {
 				return fmt.Errorf("pool %s: no count up to %d GPUs meets the targets on every seed (a target below what the simulator can reach?)", ps.Name, n)
