@@ -3,10 +3,8 @@ package experiments
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 
 	"github.com/fleetsim/fleetsim/sim/export"
-	"gonum.org/v1/plot/vg"
 )
 
 // OccupancySweepRhos are the loads of the sweep, in the planner's units
@@ -30,7 +28,8 @@ const OccupancySweepRequests = 60000
 // the paper model (Erlang C, Kimura) and the occupancy model beside the
 // three simulated fidelities (slot-level M/G/c, the engine, the KV-bound
 // engine with max_seqs 256), for slot utilization, P(wait) and P99 wait.
-// With Options.PlotDir it also writes occupancy-sweep.png and .svg.
+// Its figures (utilization and P99 wait vs ρ per workload) are drawn by
+// `fleetsim experiment occupancy-sweep --out DIR`.
 func OccupancySweep(o Options) ([]Table, error) {
 	n := OccupancySweepRequests
 	if o.Requests > 0 {
@@ -43,7 +42,7 @@ func OccupancySweep(o Options) ([]Table, error) {
 	src := "issue 8 (occupancy model); one long pool per workload, 4 × A100 at 65,536 tokens (64 slots), Poisson arrivals, " +
 		fmt.Sprintf("%d requests per point, seed %d", n, o.seed(1))
 	util.Source, pw.Source, w99.Source = src, src, src
-	var panels []export.Panel
+	var figs []export.Figure
 	for _, base := range occupancySweepPools {
 		label := fmt.Sprintf("%s (%d, %d]", base.Workload, base.Lo, base.Hi)
 		var rhos []float64
@@ -75,13 +74,16 @@ func OccupancySweep(o Options) ([]Table, error) {
 				series[k] = append(series[k], v)
 			}
 		}
-		panels = append(panels,
-			export.Panel{Title: label + ": slot utilization", XLabel: "ρ (planner units)", YLabel: "utilization", Series: []export.Series{
-				{Name: "paper M/G/c", X: rhos, Y: series["uP"], Dashed: true}, {Name: "occupancy", X: rhos, Y: series["uO"], Dashed: true},
-				{Name: "sim: slot", X: rhos, Y: series["uS"]}, {Name: "sim: engine", X: rhos, Y: series["uE"]}}},
-			export.Panel{Title: label + ": P99 wait", XLabel: "ρ (planner units)", YLabel: "P99 wait, s", LogY: true, Series: []export.Series{
-				{Name: "paper (Kimura)", X: rhos, Y: series["wP"], Dashed: true}, {Name: "occupancy", X: rhos, Y: series["wO"], Dashed: true},
-				{Name: "sim: slot", X: rhos, Y: series["wS"]}, {Name: "sim: engine", X: rhos, Y: series["wE"]}}})
+		stem := "occupancy-sweep-" + base.Workload
+		figs = append(figs,
+			export.Figure{Name: stem + "-utilization", Title: label + ": slot utilization", XLabel: "ρ (planner units)", YLabel: "slot utilization", YFromZero: true,
+				Series: []export.FigureSeries{
+					{Name: "sim: engine", X: rhos, Y: series["uE"]}, {Name: "occupancy model", X: rhos, Y: series["uO"], Dashed: true},
+					{Name: "sim: slot (M/G/c)", X: rhos, Y: series["uS"]}, {Name: "paper model (ρ)", X: rhos, Y: series["uP"], Dashed: true}}},
+			export.Figure{Name: stem + "-p99-wait", Title: label + ": P99 queue wait", XLabel: "ρ (planner units)", YLabel: "P99 wait, s", LogY: true,
+				Series: []export.FigureSeries{
+					{Name: "sim: engine", X: rhos, Y: series["wE"]}, {Name: "occupancy model", X: rhos, Y: series["wO"], Dashed: true},
+					{Name: "sim: slot (M/G/c)", X: rhos, Y: series["wS"]}, {Name: "paper model (Kimura)", X: rhos, Y: series["wP"], Dashed: true}}})
 	}
 	note := "Analytic values are blank where the model has no stable operating point (paper: ρ >= 1; occupancy: λ at or above its full-batch rate). Simulated values at such loads come from a finite run whose queue still grows: they depend on its length. " +
 		"P(wait): paper = Erlang C; slot = share of requests with a wait > 0; engine and kv = share waiting longer than the pool's longest possible iteration. " +
@@ -93,13 +95,7 @@ func OccupancySweep(o Options) ([]Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.PlotDir != "" {
-		for _, ext := range []string{".png", ".svg"} {
-			if err := export.WritePlot(filepath.Join(o.PlotDir, "occupancy-sweep"+ext), panels, 2, 14*vg.Centimeter, 9*vg.Centimeter); err != nil {
-				return nil, err
-			}
-		}
-	}
+	util.Figures = figs
 	return []Table{single, util, pw, w99}, nil
 }
 

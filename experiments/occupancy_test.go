@@ -8,7 +8,7 @@ import (
 // Issue 8's acceptance for the occupancy model, single long-pool GPU: one
 // A100 at 65,536 tokens (16 slots) serving the Azure slice above 4,096 at
 // ρ = 0.5, 0.7, 0.85 in the planner's units; utilization within 5% and
-// P99 wait within 25% of the simulation (numbers in docs/planner.md §9).
+// P99 wait within 25% of the simulation (numbers in docs/planner.md §10).
 func TestOccupancySingleLongGPU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates 3 × 100,000 requests")

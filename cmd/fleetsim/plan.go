@@ -51,7 +51,7 @@ are served at B tokens; --estimate-noise models the router's estimate near
 (0,B], long pool on (γB,∞)), for reproducing the paper.
 
 --service-model occupancy re-sizes the pools of every method with the
-occupancy model (docs/planner.md §9): the iteration time at the batch a GPU
+occupancy model (docs/planner.md §10): the iteration time at the batch a GPU
 really runs (a fixed point n = λ_gpu·E[k]·t(n)) and a birth–death chain over
 the requests in the pool for P(wait), the P99 wait, TTFT and TPOT. Its
 counts are near what the simulator needs (the paper model's M/G/c at a full
@@ -125,8 +125,10 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	method := fs.String("method", "all", "homo, pr, retrofit, fleetopt, all, or a comma-separated list")
 	fixB := fs.Bool("fix-b", false, "fleetopt: keep B at --b-short and sweep γ only (FleetOpt Table 3)")
 	pareto := fs.Bool("pareto", false, "sweep every CDF breakpoint × γ and print the cost / P99 TTFT frontier")
-	service := fs.String("service-model", fleetopt.ServicePaper, "paper (M/G/c at a full batch, the papers) or occupancy (iteration time at the batch actually held, birth–death queueing; docs/planner.md §9)")
+	service := fs.String("service-model", fleetopt.ServicePaper, "paper (M/G/c at a full batch, the papers) or occupancy (iteration time at the batch actually held, birth–death queueing; docs/planner.md §10)")
 	tpotS := fs.String("slo-tpot-p99", "0", "occupancy model: P99 TPOT target (20ms, 0.02s, or seconds); 0 = none")
+	slotRule := fs.String("slot-rule", catalog.SlotRuleScaled, "slots per GPU: scaled (batch limit × 8192/ctx, FleetOpt) or capped (the token-budget paper's N_seq = min(128, KV blocks/⌈ctx/16⌉))")
+	compat := fs.String("compat", "", "papers: size as the papers' simulator did (Python random.Random(42) Monte Carlo, its CDF walk, c_slo rule, TTFT = P99 wait + mean prefill; B fixed; docs/planner.md §9)")
 	format := fs.String("format", "table", "output: table or json")
 	out := fs.StringP("out", "o", "", "write the output to `FILE` (atomically) instead of stdout")
 	memory := fs.Bool("memory", false, "print the KV memory table of --model instead of a plan (token-budget eq. 1–2)")
@@ -172,6 +174,8 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		return badInput("--slo-tpot-p99 %v s: needs --service-model occupancy (the paper model predicts no TPOT)", tpot)
 	case *pareto && *service != fleetopt.ServicePaper:
 		return badInput("--pareto: only with --service-model paper")
+	case *compat != "" && *service != fleetopt.ServicePaper:
+		return badInput("--compat %s: only with --service-model paper", *compat)
 	}
 	if !(*rate > 0 && *rate <= fleetopt.MaxRate) {
 		return badInput("--rate %v requests/s: must be in (0, %g]", *rate, fleetopt.MaxRate)
@@ -189,6 +193,10 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 			return badInput("--gpu-long: %v", err)
 		}
 	}
+	if short, err = short.WithSlotRule(*slotRule); err != nil {
+		return badInput("--slot-rule: %v", err)
+	}
+	long, _ = long.WithSlotRule(*slotRule)
 	var methods []string
 	for _, m := range strings.Split(*method, ",") {
 		m = strings.TrimSpace(strings.ToLower(m))
@@ -215,6 +223,11 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	cdf, err := workload.LoadCDF(*wl)
 	if err != nil {
 		return badInput("--workload %q: %s", *wl, oneLine(err))
+	}
+	if *compat != "" {
+		return runPlanCompat(fs, *compat, compatArgs{cdf, *rate, slo, *rhoMax, short, long, *longCtx, *bShort, *gamma, *pc, methods, *pareto}, func(doc any, table func(io.Writer) error) error {
+			return writeOut(*out, stdout, func(w io.Writer) error { return writeDoc(w, *format, doc, table) })
+		})
 	}
 	cal, err := fleetopt.NewCalibrator(cdf, *frac, short.ChunkTokens)
 	if err != nil {
@@ -266,15 +279,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		}
 		doc, table = plan, func(w io.Writer) error { return writePlanTable(w, plan) }
 	}
-	write := func(w io.Writer) error {
-		if *format == "json" {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(doc)
-		}
-		return table(w)
-	}
-	return writeOut(*out, stdout, write)
+	return writeOut(*out, stdout, func(w io.Writer) error { return writeDoc(w, *format, doc, table) })
 }
 
 // flagNames rewrites the planner's field names into the CLI's flag names.
@@ -427,7 +432,7 @@ func writePlanTable(w io.Writer, p fleetopt.Plan) error {
 		p.Workload, p.Rate, slo, p.RhoMax, cal, p.Timing, p.InputFraction, p.ChunkTokens, sc)
 	occ := p.ServiceModel == fleetopt.ServiceOccupancy
 	if occ {
-		fmt.Fprintln(w, "service model: occupancy (docs/planner.md §9); GPUs paper = the paper model's count, util = predicted slot utilization")
+		fmt.Fprintln(w, "service model: occupancy (docs/planner.md §10); GPUs paper = the paper model's count, util = predicted slot utilization")
 		fmt.Fprintln(w)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -10,7 +10,7 @@ import (
 // Service models of the planner (`fleetsim plan --service-model`).
 const (
 	ServicePaper     = "paper"     // M/G/c at the full-slot iteration time (the papers; the default)
-	ServiceOccupancy = "occupancy" // the occupancy model, pools/occupancy (docs/planner.md §9)
+	ServiceOccupancy = "occupancy" // the occupancy model, pools/occupancy (docs/planner.md §10)
 )
 
 // occupancyParts returns the traffic pool p of method m receives, as the

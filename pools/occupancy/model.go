@@ -87,7 +87,7 @@ func (p Pool) validate() error {
 	return nil
 }
 
-// Predict evaluates the model (docs/planner.md §9):
+// Predict evaluates the model (docs/planner.md §10):
 //
 //   - the chain: J requests in the pool, r = min(J, G·N)/G running per GPU
 //     (central dispatch keeps GPUs balanced), departures at

@@ -2,7 +2,7 @@
 // time of a GPU evaluated at the number of sequences it actually runs and
 // the KV tokens they hold, instead of at a full batch (the papers' M/G/c
 // model), a birth–death chain over the number of requests in a pool for the
-// queueing, and the P99 wait, TTFT and TPOT that follow. docs/planner.md §9
+// queueing, and the P99 wait, TTFT and TPOT that follow. docs/planner.md §10
 // gives the equations.
 package occupancy
 
