@@ -85,6 +85,9 @@ type ValidateConfig struct {
 	Fidelities []string
 	// KVMaxSeqs is the kv fidelity's max_seqs (DefaultKVMaxSeqs when 0).
 	KVMaxSeqs int
+	// Stop, when set, is sim.Options.Stop: once it returns true the
+	// simulation ends and Validate returns sim.ErrStopped.
+	Stop func() bool
 }
 
 // PoolValidation is one pool's prediction beside its measurement.
@@ -354,7 +357,7 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 		g, _ := catalog.LookupGPU(p.GPU)
 		waits.thr[p.Name] = maxIter(g, p.MaxCtx, p.Slots, plan.Timing)
 	}
-	sum, err := sim.Run(scfg, src, waits, sim.Options{Progress: c.Progress})
+	sum, err := sim.Run(scfg, src, waits, sim.Options{Progress: c.Progress, Stop: c.Stop})
 	if err != nil {
 		return nil, err
 	}
