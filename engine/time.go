@@ -30,6 +30,13 @@ const MaxIterationS = 1e3
 // maxIterationPS is MaxIterationS in picoseconds.
 const maxIterationPS = Time(MaxIterationS) * Second
 
+// maxStart is the latest start of an iteration the engine runs: one that
+// started later could end past the range of Time (an iteration lasts at
+// most MaxIterationS; one second more covers its rounding). Work that would
+// need later iterations stays unfinished: Stats still counts it and
+// NextEvent is Never.
+const maxStart = Never - maxIterationPS - Second
+
 // Seconds converts s seconds to the nearest picosecond. Values beyond the
 // range (and +Inf) saturate to Never, below it to -Never; NaN gives 0.
 func Seconds(s float64) Time {
