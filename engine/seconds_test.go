@@ -80,3 +80,27 @@ func TestSecondsMonotone(t *testing.T) {
 		t.Error("saturation, NaN or sign")
 	}
 }
+
+// TestSecondsBack: a time goes back to seconds as the double nearest to
+// ps/10^12, so a decimal time reads back as that decimal: 4,000,000.0285 s
+// (a result an arrival at the end of a 4·10^6 s trace gets) printed as
+// 4000000.0284999995 when float64(ps) was rounded before the division.
+func TestSecondsBack(t *testing.T) {
+	if got := Time(4_000_000_028_500_000_000).Seconds(); got != 4000000.0285 {
+		t.Errorf("4000000028500000000 ps = %v s, want 4000000.0285", got)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	bad := 0
+	for i := 0; i < 100_000; i++ {
+		us := rng.Int64N(int64(MaxArrival / 1_000_000))
+		want, _ := strconv.ParseFloat(strconv.FormatInt(us, 10)+"e-6", 64)
+		if got := Time(us * 1_000_000).Seconds(); got != want {
+			if bad++; bad <= 3 {
+				t.Errorf("%d µs = %v s, want %v", us, got, want)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of 100000 off", bad)
+	}
+}

@@ -107,10 +107,17 @@ func roundestPS(s float64) Time {
 	return Time(math.Round(hi))
 }
 
-// Seconds returns t in seconds (Never gives +Inf).
+// Seconds returns t in seconds, the double nearest to t/10^12 (Never gives
+// +Inf).
 func (t Time) Seconds() float64 {
 	if t == Never {
 		return math.Inf(1)
 	}
-	return float64(t) / 1e12
+	if t < 1<<53 && t > -1<<53 {
+		return float64(t) / 1e12 // t is exact as a double: one rounding
+	}
+	// float64(t) would round t first. Whole seconds are exact; the
+	// fraction, a whole number of picoseconds below 10^12, is too.
+	q, r := t/Second, t%Second
+	return float64(q) + float64(r)/1e12
 }
