@@ -15,28 +15,36 @@ import (
 // arrivals are the trace reader's milliseconds divided by 1000;
 // s·10^12 rounded put the second one 1 ps late (admitted 8.65 ms later).
 func TestLateTieAdmitted(t *testing.T) {
-	cfg := Defaults()
-	cfg.Timing = "paper"
-	cfg.WarmupFraction = 0
-	cfg.Pools = []PoolConfig{{Name: "x", GPU: "a100", Count: 1, MaxContext: 4096}}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
 	reqs := []workload.Request{
 		{ID: 0, Arrival: 0, InputTokens: 16, OutputTokens: 1, MaxOutputTokens: 1, Bytes: 64},
 		{ID: 1, Arrival: 4128005.0 / 1000, InputTokens: 1024, OutputTokens: 128, MaxOutputTokens: 128, Bytes: 4096},
 		{ID: 2, Arrival: 4128065.55 / 1000, InputTokens: 16, OutputTokens: 2, MaxOutputTokens: 2, Bytes: 64},
 	}
-	sink := &memSink{}
-	if _, err := Run(cfg, workload.NewSliceSource(reqs), sink, Options{}); err != nil {
+	recs, err := runPaper(t, []PoolConfig{{Name: "x", GPU: "a100", Count: 1, MaxContext: 4096}}, reqs)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range sink.recs {
+	for _, r := range recs {
 		if r.ID == 2 && engine.Seconds(r.AdmitS) != 4_128_065_550_000_000 {
 			t.Errorf("request 2 admitted at %v s, want 4128.06555", r.AdmitS)
 		}
 	}
-	if len(sink.recs) != 3 {
-		t.Fatalf("%d records", len(sink.recs))
+	if len(recs) != 3 {
+		t.Fatalf("%d records", len(recs))
 	}
+}
+
+// runPaper runs reqs on pools with paper timing and no warm-up.
+func runPaper(t *testing.T, pools []PoolConfig, reqs []workload.Request) ([]Record, error) {
+	t.Helper()
+	cfg := Defaults()
+	cfg.Timing = "paper"
+	cfg.WarmupFraction = 0
+	cfg.Pools = pools
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	sink := &memSink{}
+	_, err := Run(cfg, workload.NewSliceSource(reqs), sink, Options{})
+	return sink.recs, err
 }

@@ -15,19 +15,12 @@ import (
 // 9.22·10^6 s (hand computation), more than the range. The run fails and
 // names the unfinished request instead of exiting with it left out.
 func TestWorkPastTimeRangeFails(t *testing.T) {
-	cfg := Defaults()
-	cfg.Timing = "paper"
-	cfg.WarmupFraction = 0
-	cfg.Pools = []PoolConfig{{Name: "x", GPU: "a100", Count: 1, MaxContext: 100_000,
-		Override: &EngineOverride{Timing: &engine.Timing{W: 100}, MaxSeqs: 1}}}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
 	reqs := []workload.Request{
 		{ID: 0, Arrival: 0, InputTokens: 1, OutputTokens: 2, MaxOutputTokens: 2, Bytes: 4},
 		{ID: 1, Arrival: 1, InputTokens: 1, OutputTokens: 92_234, MaxOutputTokens: 92_234, Bytes: 4},
 	}
-	_, err := Run(cfg, workload.NewSliceSource(reqs), &memSink{}, Options{})
+	_, err := runPaper(t, []PoolConfig{{Name: "x", GPU: "a100", Count: 1, MaxContext: 100_000,
+		Override: &EngineOverride{Timing: &engine.Timing{W: 100}, MaxSeqs: 1}}}, reqs)
 	if err == nil || !strings.Contains(err.Error(), "time range") {
 		t.Fatalf("err = %v, want the run to fail naming the time range", err)
 	}
