@@ -233,6 +233,11 @@ func (f *fleet) run() error {
 	if f.err != nil {
 		return f.err
 	}
+	if n := len(f.flights) - len(f.free); n > 0 {
+		// Engines do not run iterations that could end past their time
+		// range (engine.Time, docs/model.md "Time"); such work is left.
+		return fmt.Errorf("%d requests unfinished: their work runs past the simulator's time range (2^63 ps, about 106 days); shorten the workload or add capacity", n)
+	}
 	if f.opts.Progress != nil {
 		f.opts.Progress(f.arrived)
 	}
