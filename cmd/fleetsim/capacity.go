@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -172,6 +173,9 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 	if f.format != "table" && f.format != "json" {
 		return badInput("--format %q: allowed: table, json", f.format)
 	}
+	if err := checkReplaceable("--out", f.out); err != nil {
+		return err
+	}
 	if err := checkOut(f.out); err != nil {
 		return err
 	}
@@ -320,7 +324,7 @@ func loadCapacityProfile(name string) (capacity.Profile, error) {
 	if p, err := capacity.LookupProfile(name); err == nil {
 		return p, nil
 	}
-	data, err := os.ReadFile(name)
+	data, err := readRegular(name, maxConfigBytes)
 	if err != nil {
 		if strings.ContainsAny(name, "/.") {
 			return capacity.Profile{}, badInput("--profile %q: %s", name, oneLine(rootCauseOr(err)))
@@ -364,6 +368,9 @@ func (f *capacityFlags) loadRequests() ([]capacity.Request, string, error) {
 		if limit == 0 {
 			limit = maxCapacityRows
 		}
+		if err := regularInput(f.trace); err != nil {
+			return nil, "", badInput("--trace %q: %s", f.trace, oneLine(err))
+		}
 		rows, err := workload.ReadTraceRows(f.trace, f.traceFormat, limit)
 		if err != nil {
 			return nil, "", badInput("%s", oneLine(err))
@@ -394,6 +401,13 @@ func (f *capacityFlags) loadRequests() ([]capacity.Request, string, error) {
 	}
 	if !(f.rate > 0) {
 		return nil, "", badInput("--rate %v: --workload needs an arrival rate > 0 requests/s", f.rate)
+	}
+	if !slices.Contains(workload.BuiltinCDFs(), f.cdf) {
+		if _, err := os.Stat(f.cdf); err == nil {
+			if err := regularInput(f.cdf); err != nil {
+				return nil, "", badInput("--workload %q: %s", f.cdf, oneLine(err))
+			}
+		}
 	}
 	spec := workload.Spec{CDF: f.cdf, Rate: f.rate, Requests: n, Arrival: f.arrival}
 	if err := spec.Validate(); err != nil {

@@ -89,6 +89,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if f.format != "text" && f.format != "json" {
 		return badInput("--format %q: allowed: text, json", f.format)
 	}
+	if err := checkReplaceable("--out", f.out); err != nil {
+		return err
+	}
 	if err := checkOut(f.out); err != nil {
 		return err
 	}
@@ -139,6 +142,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 type fitPoint struct{ x, y float64 }
 
 func fitBench(f fitFlags) ([]variants.Profile, [][]fitPoint, error) {
+	if err := regularInput(f.bench); err != nil {
+		return nil, nil, badInput("--bench %q: %s", f.bench, oneLine(err))
+	}
 	file, err := os.Open(f.bench)
 	if err != nil {
 		return nil, nil, badInput("--bench %q: %s", f.bench, oneLine(rootCause(err)))

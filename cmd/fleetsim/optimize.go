@@ -1,13 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -121,6 +121,9 @@ func runOptimize(args []string, stdout, stderr io.Writer) error {
 		}
 		f.policy = p
 	}
+	if err := checkReplaceable("--out", f.out); err != nil {
+		return err
+	}
 	if err := checkOut(f.out); err != nil {
 		return err
 	}
@@ -166,9 +169,9 @@ func encodeJSON(w io.Writer, v any) error {
 // loadVariants reads and checks a variants file, loading the profile files
 // it names (relative to its directory).
 func loadVariants(path string) (*variants.Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path, maxConfigBytes)
 	if err != nil {
-		return nil, badInput("--config %q: %s", path, oneLine(rootCause(err)))
+		return nil, badInput("--config %q: %s", path, oneLine(err))
 	}
 	cfg, err := variants.ParseConfig(data)
 	if err != nil {
@@ -189,12 +192,11 @@ func loadVariants(path string) (*variants.Config, error) {
 
 // readProfileFile reads a `fleetsim fit` profile file.
 func readProfileFile(path string) ([]variants.Profile, error) {
-	fh, err := os.Open(path)
+	data, err := readRegular(path, variants.MaxProfileBytes)
 	if err != nil {
-		return nil, rootCause(err)
+		return nil, err
 	}
-	defer fh.Close()
-	return variants.ReadProfiles(fh)
+	return variants.ReadProfiles(bytes.NewReader(data))
 }
 
 // simulateAllocations runs every allocation with replicas and traffic in the
