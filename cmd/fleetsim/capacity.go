@@ -223,6 +223,13 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 			return badInput("%s", capacityFlagNames(oneLine(err)))
 		}
 	}
+	if !f.simulate {
+		for _, name := range []string{"gpu", "timing", "instances", "max-ctx"} {
+			if f.fs.Changed(name) {
+				return badInput("--%s: only with --simulate (it sets up the simulation check)", name)
+			}
+		}
+	}
 	var instances []int
 	if f.instances != "" {
 		vals, err := parseList("instances", f.instances, parseFloat)
