@@ -223,12 +223,8 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 			return badInput("%s", capacityFlagNames(oneLine(err)))
 		}
 	}
-	if !f.simulate {
-		for _, name := range []string{"gpu", "timing", "instances", "max-ctx"} {
-			if f.fs.Changed(name) {
-				return badInput("--%s: only with --simulate (it sets up the simulation check)", name)
-			}
-		}
+	if err := onlyWith(f.fs, f.simulate, "--simulate", "gpu", "timing", "instances", "max-ctx"); err != nil {
+		return err
 	}
 	var instances []int
 	if f.instances != "" {

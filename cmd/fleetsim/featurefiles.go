@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/spf13/pflag"
 )
 
 // Inputs and outputs of capacity, fit and optimize (docs/cli.md: outputs
@@ -76,6 +78,20 @@ func readRegular(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("larger than %d bytes (the limit; is it the right file?)", limit)
 	}
 	return data, nil
+}
+
+// onlyWith refuses any of the flags names set on the command line while the
+// mode flag they belong to (on) is off: they would be ignored silently.
+func onlyWith(fs *pflag.FlagSet, on bool, mode string, names ...string) error {
+	if on {
+		return nil
+	}
+	for _, n := range names {
+		if fs.Changed(n) {
+			return badInput("--%s: only with %s", n, mode)
+		}
+	}
+	return nil
 }
 
 // checkReplaceable refuses, before any work, an output path given by flag

@@ -86,6 +86,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return badInput("unexpected argument %q (run 'fleetsim fit --help')", fs.Arg(0))
 	}
+	if err := onlyWith(fs, f.fromSim, "--from-sim", "gpu", "timing", "batches", "max-ctx", "in", "out-tokens"); err != nil {
+		return err
+	}
 	if f.format != "text" && f.format != "json" {
 		return badInput("--format %q: allowed: text, json", f.format)
 	}

@@ -100,6 +100,9 @@ func runOptimize(args []string, stdout, stderr io.Writer) error {
 		}
 		return badInput("%s (run 'fleetsim optimize --help')", oneLine(err))
 	}
+	if err := onlyWith(fs, f.simulate, "--simulate", "requests", "seed", "dispatch"); err != nil {
+		return err
+	}
 	switch {
 	case fs.NArg() > 0:
 		return badInput("unexpected argument %q (run 'fleetsim optimize --help')", fs.Arg(0))

@@ -99,6 +99,10 @@ func TestVariantsBadInput(t *testing.T) {
 		{"unknown policy file", []string{"optimize", "--config", badPol}, `policy = "Greedy"`},
 		{"priority < 1", []string{"optimize", "--config", prio0}, "priority = 0"},
 		{"no config", []string{"optimize"}, "--config"},
+		// Flags of another mode were ignored without a word (review of
+		// issue 11).
+		{"--seed without --simulate", []string{"optimize", "--config", ex, "--seed", "7"}, "--seed: only with --simulate"},
+		{"--gpu with --bench", []string{"fit", "--bench", ex, "--gpu", "a100"}, "--gpu: only with --from-sim"},
 		{"from-sim no gpu", []string{"fit", "--from-sim"}, "--gpu"},
 	} {
 		code, _, errs := runCLI(t, c.args...)
