@@ -218,7 +218,9 @@ func simulateAllocations(cfg *variants.Config, res *variants.Result, f optimizeF
 			In: max(w.InTokens, 1), Out: w.OutTokens, SLO: w.SLO, Requests: f.requests, Seed: f.seed, Dispatch: f.dispatch,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("simulating %s on %s: %w", a.Workload, a.Variant, err)
+			// The simulation is set up from the file's values alone (e.g. a
+			// request longer than the instance's KV budget): bad input.
+			return nil, badInput("--simulate: workload %s on %s: %s", a.Workload, a.Variant, oneLine(err))
 		}
 		rows = append(rows, simRow{Workload: a.Workload, Outcome: out, Misses: misses(w, a, out)})
 	}
