@@ -3,16 +3,22 @@ package sim
 import (
 	"testing"
 
+	"github.com/fleetsim/fleetsim/internal/cputime"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
 // benchFleet runs n requests of the named CDF at rate req/s on pools with a
-// nil sink and reports simulated requests per wall-clock second.
+// nil sink and reports simulated requests per wall-clock second (the
+// over-saturation detectors in their default mode, monitor).
 func benchFleet(b *testing.B, cdf string, rate float64, n int, pools ...PoolConfig) {
+	benchFleetOSD(b, OSDMonitor, cdf, rate, n, pools...)
+}
+
+func benchFleetOSD(b *testing.B, osdMode, cdf string, rate float64, n int, pools ...PoolConfig) {
 	spec := workload.Spec{CDF: cdf, Rate: rate, Requests: n}
-	cfg := Config{Seed: 1, Workload: spec, Pools: pools, Timing: "kv", WarmupFraction: 0.2}
+	cfg := Config{Seed: 1, Workload: spec, Pools: pools, Timing: "kv", WarmupFraction: 0.2, OSD: OSDConfig{Mode: osdMode}}
 	var s *Summary
-	cpu0 := cpuSeconds()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		src, err := workload.NewSource(spec, cfg.Seed)
 		if err != nil {
@@ -24,7 +30,7 @@ func benchFleet(b *testing.B, cdf string, rate float64, n int, pools ...PoolConf
 		}
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "requests/s")
-	if cpu := cpuSeconds() - cpu0; cpu > 0 {
+	if cpu := cputime.Process() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(n)*float64(b.N)/cpu, "requests/cpu-s")
 	}
 	b.ReportMetric(0, "ns/op")
@@ -41,6 +47,15 @@ func benchFleet(b *testing.B, cdf string, rate float64, n int, pools ...PoolConf
 // is 200,000 simulated requests per second.
 func BenchmarkFleetAzure(b *testing.B) {
 	benchFleet(b, "azure", 1000, 1000000,
+		PoolConfig{Name: "short", GPU: "a100", Count: 43, MaxContext: 4096},
+		PoolConfig{Name: "long", GPU: "a100", Count: 131, MaxContext: 65536},
+	)
+}
+
+// BenchmarkFleetAzureNoOSD is BenchmarkFleetAzure with --osd off: the
+// difference is the detectors' cost.
+func BenchmarkFleetAzureNoOSD(b *testing.B) {
+	benchFleetOSD(b, OSDOff, "azure", 1000, 1000000,
 		PoolConfig{Name: "short", GPU: "a100", Count: 43, MaxContext: 4096},
 		PoolConfig{Name: "long", GPU: "a100", Count: 131, MaxContext: 65536},
 	)

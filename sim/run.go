@@ -10,6 +10,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/engine"
 	"github.com/fleetsim/fleetsim/router"
+	"github.com/fleetsim/fleetsim/sim/osd"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -106,9 +107,12 @@ type fleet struct {
 	winStarted   bool
 	winEnded     bool
 	t0, t1       float64
+	t0ps, t1ps   engine.Time // t0, t1 in engine time (completions are compared in it)
 	endTime      float64
 
 	fm acc // fleet metrics
+
+	osd *osdFeed // over-saturation detectors; nil when off
 }
 
 func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet, error) {
@@ -131,6 +135,13 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 			return nil, err
 		}
 		f.pools = append(f.pools, p)
+	}
+	if f.osd = newOSDFeed(cfg.OSD, len(f.pools)); f.osd != nil {
+		for _, p := range f.pools {
+			for _, e := range p.eng {
+				e.OnFirstToken(f.osdFirstToken)
+			}
+		}
 	}
 	f.rank = append([]*pool(nil), f.pools...)
 	sort.SliceStable(f.rank, func(a, b int) bool { return f.rank[a].cfg.MaxContext < f.rank[b].cfg.MaxContext })
@@ -184,7 +195,7 @@ func (f *fleet) at(t float64, h func()) {
 		d = 0
 	}
 	f.sim.Timeout(d).AddHandler(func(*simgo.Event) {
-		if f.err == nil {
+		if f.err == nil && !f.halted() {
 			h()
 		}
 	})
@@ -205,10 +216,14 @@ func (f *fleet) run() error {
 	if f.err != nil {
 		return f.err
 	}
+	if f.halted() {
+		f.endHalted()
+		return nil
+	}
 	// Drain: every instance runs to completion.
 	f.now = math.Inf(1)
-	f.advancePools(math.Inf(1))
-	f.emitUpTo(math.Inf(1))
+	f.advancePools(engine.Never)
+	f.emitUpTo(engine.Never)
 	if f.err != nil {
 		return f.err
 	}
@@ -234,6 +249,8 @@ func (f *fleet) pull(fl *flight, prev float64) bool {
 		f.fail(fmt.Errorf("request %d: arrival %v s: must be a finite time >= 0", r.ID, r.Arrival))
 	case r.Arrival < prev:
 		f.fail(fmt.Errorf("request %d: arrival %v s is before the previous arrival %v s: sources must yield requests in arrival order", r.ID, r.Arrival, prev))
+	case r.Arrival > MaxArrivalS:
+		f.fail(fmt.Errorf("request %d: arrival %v s: beyond the simulator's time range (at most %.6g s, about 53 days)", r.ID, r.Arrival, MaxArrivalS))
 	case r.InputTokens < 0:
 		f.fail(fmt.Errorf("request %d: input_tokens %d: must be >= 0", r.ID, r.InputTokens))
 	case r.OutputTokens < 1:
@@ -290,11 +307,15 @@ func (f *fleet) step(t float64) {
 		t = f.now
 	}
 	f.now = t
-	f.advancePools(t)
-	f.emitUpTo(t)
+	tp := engine.Seconds(t)
+	f.advancePools(tp)
+	f.emitUpTo(tp)
+	if f.osd != nil && f.err == nil {
+		f.osdFlush(t)
+	}
 }
 
-func (f *fleet) advancePools(t float64) {
+func (f *fleet) advancePools(t engine.Time) {
 	for _, p := range f.pools {
 		var err error
 		f.done, err = p.advance(t, f.done[:0])
@@ -315,7 +336,7 @@ func (f *fleet) flushDone() {
 	f.done = f.done[:0]
 }
 
-func (f *fleet) emitUpTo(t float64) {
+func (f *fleet) emitUpTo(t engine.Time) {
 	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil {
 		r := f.pend.pop()
 		f.finish(&r)
@@ -329,6 +350,7 @@ func (f *fleet) arrive(fl *flight) {
 	opens := f.arrived == f.nWarm && !f.winStarted
 	if opens {
 		f.t0, f.winStarted = t, true
+		f.t0ps = engine.Seconds(t)
 	}
 	f.step(t)
 	if f.err != nil {
@@ -343,6 +365,9 @@ func (f *fleet) arrive(fl *flight) {
 	if !fl.warmup {
 		f.fm.arrived++
 	}
+	if f.osd != nil {
+		f.osdArrive(t)
+	}
 	if f.opts.Progress != nil && f.arrived%progressEvery == 0 {
 		f.opts.Progress(f.arrived)
 	}
@@ -354,6 +379,7 @@ func (f *fleet) endArrivals() {
 	f.srcDone = true
 	if f.winStarted && f.err == nil {
 		f.t1, f.winEnded = f.lastArr, true
+		f.t1ps = engine.Seconds(f.lastArr)
 		f.snapshot(f.lastArr, true)
 	}
 }
@@ -398,12 +424,13 @@ func (f *fleet) addBusy(p *pool, admitted, finished float64) {
 	}
 }
 
-// stopped polls Options.Stop and fails the run when it says so.
+// stopped polls Options.Stop and fails the run when it says so; it also
+// reports a run halted by an enforce-mode detector.
 func (f *fleet) stopped() bool {
 	if f.opts.Stop != nil && f.opts.Stop() {
 		f.fail(ErrStopped)
 	}
-	return f.err != nil
+	return f.err != nil || f.halted()
 }
 
 // idle reports whether nothing is in flight: no request running, waiting,
@@ -497,6 +524,9 @@ func (f *fleet) deliverLater(fl *flight, p *pool, t float64) {
 // deliver hands fl to pool p at time t.
 func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 	fl.pool = p
+	if f.osd != nil {
+		f.osdCheck(f.osd.pools[p.order].Start(t), t, p.cfg.Name)
+	}
 	if !fl.warmup {
 		p.m.arrived++
 	}
@@ -511,6 +541,9 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 			next++
 		}
 		if f.cfg.Router.RetryDelayS > 0 && next < len(f.rank) {
+			if f.osd != nil {
+				f.osdEnd(p, t, false)
+			}
 			fl.retries++
 			f.deliverLater(fl, f.rank[next], t+f.cfg.Router.RetryDelayS)
 			return
@@ -518,7 +551,7 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 		f.reject(fl, t, fmt.Sprintf("misrouted: %d tokens > max_ctx %d of pool %s", need, p.cfg.MaxContext, p.cfg.Name), false)
 		return
 	}
-	out, inst, res, done := p.dispatch(&fl.job, t, f.done[:0])
+	out, inst, res, done := p.dispatch(&fl.job, engine.Seconds(t), f.done[:0])
 	f.done = done
 	f.flushDone()
 	switch out {
@@ -542,13 +575,16 @@ func (f *fleet) reject(fl *flight, t float64, reason string, count bool) {
 	if !fl.warmup {
 		f.fm.rejected++
 	}
+	if f.osd != nil {
+		f.osdEnd(fl.pool, t, true)
+	}
 	nan := math.NaN()
 	f.rec = Record{
 		ID:                  fl.req.ID,
 		Pool:                fl.pool.cfg.Name,
 		Instance:            int32(fl.instance),
 		Category:            fl.req.Category.String(),
-		ArrivalS:            fl.fleetArrival,
+		ArrivalS:            engine.Seconds(fl.fleetArrival).Seconds(),
 		AdmitS:              nan,
 		FirstTokenS:         nan,
 		FinishS:             nan,
@@ -584,28 +620,36 @@ func (f *fleet) write() {
 func (f *fleet) finish(res *engine.Result) {
 	fl := f.flights.of(&res.Job)
 	if res.Rejected {
-		f.reject(fl, res.Finished, res.Reason, true)
+		f.reject(fl, res.Finished.Seconds(), res.Reason, true)
 		return
 	}
 	p := fl.pool
 	a := fl.fleetArrival
+	adm, ft, fin := res.Admitted.Seconds(), res.FirstToken.Seconds(), res.Finished.Seconds()
+	if f.osd != nil {
+		f.osdEnd(p, fin, true)
+	}
+	// Durations are differences of engine times (whole picoseconds, the
+	// arrival rounded to one as the engines saw it): exact, never negative.
+	ap := engine.Seconds(a)
+	since := func(t engine.Time) float64 { return (t - ap).Seconds() }
 	tpot := 0.0
 	if fl.req.OutputTokens > 1 {
-		tpot = (res.Finished - res.FirstToken) / float64(fl.req.OutputTokens-1)
+		tpot = (res.Finished - res.FirstToken).Seconds() / float64(fl.req.OutputTokens-1)
 	}
 	f.rec = Record{
 		ID:                  fl.req.ID,
 		Pool:                p.cfg.Name,
 		Instance:            int32(fl.instance),
 		Category:            fl.req.Category.String(),
-		ArrivalS:            a,
-		AdmitS:              res.Admitted,
-		FirstTokenS:         res.FirstToken,
-		FinishS:             res.Finished,
-		QueueWaitS:          res.Admitted - a,
-		TTFTS:               res.FirstToken - a,
+		ArrivalS:            ap.Seconds(),
+		AdmitS:              adm,
+		FirstTokenS:         ft,
+		FinishS:             fin,
+		QueueWaitS:          since(res.Admitted),
+		TTFTS:               since(res.FirstToken),
 		TPOTS:               tpot,
-		E2ES:                res.Finished - a,
+		E2ES:                since(res.Finished),
 		InputTokens:         int32(fl.job.In),
 		OutputTokens:        int32(fl.req.OutputTokens),
 		OriginalInputTokens: int32(fl.req.InputTokens),
@@ -615,8 +659,8 @@ func (f *fleet) finish(res *engine.Result) {
 		Compressed:          fl.compressed,
 		Warmup:              fl.warmup,
 	}
-	f.addBusy(p, res.Admitted, res.Finished)
-	if f.winStarted && res.Finished >= f.t0 && (!f.winEnded || res.Finished <= f.t1) {
+	f.addBusy(p, adm, fin)
+	if f.winStarted && res.Finished >= f.t0ps && (!f.winEnded || res.Finished <= f.t1ps) {
 		p.m.servedWin++
 		f.fm.servedWin++
 	}
@@ -637,8 +681,8 @@ func (f *fleet) finish(res *engine.Result) {
 			m.wait.addIndex(iWait)
 		}
 	}
-	if res.Finished > f.endTime {
-		f.endTime = res.Finished
+	if fin > f.endTime {
+		f.endTime = fin
 	}
 	// Router feedback, in completion order: the request as it arrived and
 	// the true token count of its original prompt (router.Router.Observe:
@@ -671,6 +715,19 @@ func (f *fleet) summary() *Summary {
 	}
 	s.Fleet = f.fm.metrics(gpus, 0, capacity, w)
 	s.Fleet.Name = "fleet"
+	if o := f.osd; o != nil {
+		for i := range s.Pools {
+			var d *osd.Detector
+			if o.started {
+				d = o.pools[i]
+			}
+			s.Pools[i].OSD = f.osdVerdict(d)
+		}
+		s.Fleet.OSD = f.osdVerdict(o.fleet)
+		if o.halted {
+			s.OSDStop = &OSDStop{By: o.haltBy, DetectedAtS: o.detectedAt, StoppedAtS: o.haltedAtNow}
+		}
+	}
 	// The fleet is overloaded when any pool is (its own backlog trend is
 	// reported, but pooled samples are not a verdict on any one pool).
 	s.Fleet.Overloaded = false
@@ -741,17 +798,11 @@ func (h *resHeap) pop() engine.Result {
 // calendar.
 type dueHeap []float64
 
+func timeLess(a, b *float64) bool { return *a < *b }
+
 func (h *dueHeap) push(t float64) {
 	*h = append(*h, t)
-	s := *h
-	for k := len(s) - 1; k > 0; {
-		p := (k - 1) / 2
-		if s[p] <= s[k] {
-			break
-		}
-		s[p], s[k] = s[k], s[p]
-		k = p
-	}
+	siftUp(*h, len(*h)-1, timeLess)
 }
 
 // pop removes the earliest time (events fire in time order, so it is the
@@ -760,20 +811,6 @@ func (h *dueHeap) pop() {
 	s := *h
 	n := len(s) - 1
 	s[0] = s[n]
-	s = s[:n]
-	for k := 0; ; {
-		c := 2*k + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && s[c+1] < s[c] {
-			c++
-		}
-		if s[k] <= s[c] {
-			break
-		}
-		s[k], s[c] = s[c], s[k]
-		k = c
-	}
-	*h = s
+	*h = s[:n]
+	siftDown(*h, 0, timeLess)
 }

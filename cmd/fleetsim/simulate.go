@@ -17,6 +17,7 @@ import (
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/sim/export"
+	"github.com/fleetsim/fleetsim/sim/osd"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -60,6 +61,7 @@ type simFlags struct {
 	sloTPOT    float64
 	out        string
 	noParquet  bool
+	osd        string
 	csv        bool
 	format     string
 	version    bool
@@ -95,6 +97,7 @@ func newSimFlags() *simFlags {
 	fs.Float64Var(&f.sloTTFT, "slo-ttft", d.SLO.TTFTS, "TTFT target for SLO attainment, seconds")
 	fs.Float64Var(&f.sloTPOT, "slo-tpot", d.SLO.TPOTS, "TPOT target for SLO attainment, seconds")
 	fs.StringVar(&f.out, "out", "out", "output `DIR`: DIR/"+requestsFile+" and DIR/"+summaryFile+" (created if missing)")
+	fs.StringVar(&f.osd, "osd", sim.OSDMonitor, "over-saturation detector (guidellm's OSD, per pool and for the fleet, docs/osd.md): monitor (report whether and when it fired), enforce (also stop the run there) or off")
 	fs.BoolVar(&f.noParquet, "no-parquet", false, "do not write "+requestsFile)
 	fs.BoolVar(&f.csv, "csv", false, "also write the per-pool table to DIR/"+poolsCSVFile)
 	fs.StringVar(&f.format, "format", "table", "stdout: table (per-pool Markdown table) or json (summary.json's content)")
@@ -253,6 +256,9 @@ func (f *simFlags) scenario() (sim.Config, error) {
 	if ch("slo-tpot") {
 		cfg.SLO.TPOTS = f.sloTPOT
 	}
+	if ch("osd") {
+		cfg.OSD.Mode = f.osd
+	}
 	return cfg, nil
 }
 
@@ -302,6 +308,13 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		if cfg.Pools[i].Dispatch == "" {
 			cfg.Pools[i].Dispatch = sim.DispatchCentral
 		}
+	}
+	if cfg.OSD.Mode == "" {
+		cfg.OSD.Mode = sim.OSDMonitor
+	}
+	if cfg.OSD.Params == nil && cfg.OSD.Mode != sim.OSDOff {
+		p := osd.DefaultConfig()
+		cfg.OSD.Params = &p
 	}
 	if fi, err := os.Stat(f.out); err == nil && !fi.IsDir() {
 		return badInput("--out %q: exists and is not a directory", f.out)
@@ -417,6 +430,12 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 			return err
 		}
 		fmt.Fprintln(stdout)
+		if v := export.OSDVerdictLine(sum); v != "" {
+			fmt.Fprintf(stdout, "%s\n\n", v)
+		}
+	}
+	if sum.OSDStop != nil && f.format == "json" {
+		fmt.Fprintln(stderr, export.OSDVerdictLine(sum))
 	}
 	fmt.Fprintf(note, "wrote %s\n", strings.Join(wrote, ", "))
 	return nil
