@@ -349,6 +349,10 @@ func rootCauseOr(err error) error {
 	return err
 }
 
+// minWorkloadRate is the smallest --workload arrival rate, requests/s:
+// below it the sampled arrival times overflow.
+const minWorkloadRate = 1e-6
+
 // maxCapacityRows bounds the rows read from a trace (all are held in memory).
 const maxCapacityRows = 50_000_000
 
@@ -402,8 +406,8 @@ func (f *capacityFlags) loadRequests() ([]capacity.Request, string, error) {
 	if n == 0 {
 		n = 100_000
 	}
-	if !(f.rate > 0) {
-		return nil, "", badInput("--rate %v: --workload needs an arrival rate > 0 requests/s", f.rate)
+	if !(f.rate >= minWorkloadRate) {
+		return nil, "", badInput("--rate %v: --workload needs an arrival rate in [%g, %g] requests/s", f.rate, minWorkloadRate, fleetopt.MaxRate)
 	}
 	if !slices.Contains(workload.BuiltinCDFs(), f.cdf) {
 		if _, err := os.Stat(f.cdf); err == nil {

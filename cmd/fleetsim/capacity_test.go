@@ -87,6 +87,9 @@ func TestCapacityBadInput(t *testing.T) {
 		// --simulate's flags without --simulate were ignored without a word
 		// (review of issue 10).
 		{[]string{"--trace", ok, "--trace-format", "generic", "--instances", "2"}, "--instances: only with --simulate"},
+		// A rate so small that arrival times overflow named an internal
+		// field (requests[2].arrival_s = +Inf), not the flag.
+		{[]string{"--workload", "azure", "--rate", "1e-308", "--requests", "100"}, "--rate 1e-308"},
 		{[]string{"--trace", ok, "--trace-format", "generic", "--gpu", "h100"}, "--gpu: only with --simulate"},
 		{[]string{"--trace", ok, "--trace-format", "generic", "--format", "xml"}, "--format"},
 		{[]string{"--trace", ok, "--trace-format", "generic", "--simulate", "--gpu", "tpu"}, "gpu"},
