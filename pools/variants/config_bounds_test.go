@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -21,16 +22,38 @@ workloads:
 `, cost, units, minRep, alpha, beta, maxBatch, rate, in, out, prio))
 }
 
+// baseFields are oneVariant's arguments of a valid file.
+var baseFields = []string{"1", "1", "0", "7.47", "0.044", "512", "6000", "1155", "211", "1"}
+
+// checkFieldErrors parses oneVariant with argument i set to v for each case
+// and wants a *FieldError on field.
+func checkFieldErrors(t *testing.T, cases []struct {
+	i     int
+	v     string
+	field string
+}) {
+	t.Helper()
+	for _, c := range cases {
+		f := slices.Clone(baseFields)
+		f[c.i] = c.v
+		_, err := ParseConfig(oneVariant(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9]))
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != c.field {
+			t.Errorf("%s = %s: err = %v, want a FieldError on %s", c.field, c.v, err, c.field)
+		}
+	}
+}
+
 // TestConfigWholeNumbers: integer keys take whole numbers only. yaml.v3
 // truncates 1.5 into an int field silently (accelerators_per_replica 1.5
 // became 1, priority 1.5 became 1); every such key is bad input naming it
 // (review of issue 11).
 func TestConfigWholeNumbers(t *testing.T) {
-	ok := func() []string { return []string{"1", "1", "0", "7.47", "0.044", "512", "6000", "1155", "211", "1"} }
-	if _, err := ParseConfig(oneVariant(ok()[0], ok()[1], ok()[2], ok()[3], ok()[4], ok()[5], ok()[6], ok()[7], ok()[8], ok()[9])); err != nil {
+	f := baseFields
+	if _, err := ParseConfig(oneVariant(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9])); err != nil {
 		t.Fatalf("base config: %v", err)
 	}
-	for _, c := range []struct {
+	checkFieldErrors(t, []struct {
 		i     int
 		v     string
 		field string
@@ -41,15 +64,7 @@ func TestConfigWholeNumbers(t *testing.T) {
 		{7, "1155.5", "workloads[0].in_tokens"},
 		{8, "211.25", "workloads[0].out_tokens"},
 		{9, "1.5", "workloads[0].priority"},
-	} {
-		f := ok()
-		f[c.i] = c.v
-		_, err := ParseConfig(oneVariant(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9]))
-		var fe *FieldError
-		if !errors.As(err, &fe) || fe.Field != c.field {
-			t.Errorf("%s = %s: err = %v, want a FieldError on %s", c.field, c.v, err, c.field)
-		}
-	}
+	})
 	for _, c := range []struct{ yaml, field string }{
 		{"inventory: {H100: 2.5}", "inventory.H100"},
 		{"current: {variant: v1, replicas: 1.5}", "workloads[0].current.replicas"},
@@ -79,7 +94,7 @@ func TestConfigWholeNumbers(t *testing.T) {
 // +Inf" and broke --format json; alpha_ms 1e308 gave "rate outside the
 // model's range: +Inf req/s (allowed (0, 0])" (review of issue 11).
 func TestConfigMagnitudes(t *testing.T) {
-	for _, c := range []struct {
+	checkFieldErrors(t, []struct {
 		i     int
 		v     string
 		field string
@@ -87,15 +102,7 @@ func TestConfigMagnitudes(t *testing.T) {
 		{0, "1e308", "variants[0].unit_cost"},
 		{3, "1e308", "variants[0].profile.alpha_ms"},
 		{4, "1e308", "variants[0].profile.beta_ms"},
-	} {
-		f := []string{"1", "1", "0", "7.47", "0.044", "512", "6000", "1155", "211", "1"}
-		f[c.i] = c.v
-		_, err := ParseConfig(oneVariant(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9]))
-		var fe *FieldError
-		if !errors.As(err, &fe) || fe.Field != c.field {
-			t.Errorf("%s = %s: err = %v, want a FieldError on %s", c.field, c.v, err, c.field)
-		}
-	}
+	})
 	// At the bounds every cost and rate stays finite.
 	cfg, err := ParseConfig(oneVariant(fmt.Sprint(MaxUnitCost), "1", "0", fmt.Sprint(MaxProfileMs), "0.044", "512", "6000", "1155", "211", "1"))
 	if err != nil {
