@@ -360,7 +360,11 @@ func parseInventory(s string) (map[string]int, error) {
 		if !ok || strings.TrimSpace(k) == "" || err != nil || n < 0 || n > math.MaxInt32 {
 			return nil, badInput("--inventory %q: want TYPE=N,... with N accelerator units 0 to %d, e.g. H100=8,A100=4", s, math.MaxInt32)
 		}
-		inv[strings.TrimSpace(k)] = n
+		k = strings.TrimSpace(k)
+		if _, dup := inv[k]; dup {
+			return nil, badInput("--inventory %q: %s given twice", s, k)
+		}
+		inv[k] = n
 	}
 	return inv, nil
 }

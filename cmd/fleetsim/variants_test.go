@@ -107,6 +107,8 @@ workloads:
 		{"unknown policy file", []string{"optimize", "--config", badPol}, `policy = "Greedy"`},
 		{"priority < 1", []string{"optimize", "--config", prio0}, "priority = 0"},
 		{"no config", []string{"optimize"}, "--config"},
+		// A type given twice kept the last count silently.
+		{"inventory type twice", []string{"optimize", "--config", ex, "--mode", "limited", "--inventory", "H100=1,H100=2"}, "H100 given twice"},
 		{"request beyond the simulated KV", []string{"optimize", "--config", huge, "--simulate", "--requests", "10"}, "--simulate: workload big"},
 		// Flags of another mode were ignored without a word (review of
 		// issue 11).
