@@ -128,6 +128,9 @@ func ReadProfiles(r io.Reader) ([]Profile, error) {
 	if len(data) > MaxProfileBytes {
 		return nil, fmt.Errorf("profile file larger than %d bytes", MaxProfileBytes)
 	}
+	if err := checkDuplicateKeys(data); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var f ProfileFile
