@@ -1,14 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -173,9 +171,6 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 	if f.format != "table" && f.format != "json" {
 		return badInput("--format %q: allowed: table, json", f.format)
 	}
-	if err := checkReplaceable("--out", f.out); err != nil {
-		return err
-	}
 	if err := checkOut(f.out); err != nil {
 		return err
 	}
@@ -300,9 +295,7 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 	}
 	return writeOut(f.out, stdout, func(w io.Writer) error {
 		if f.format == "json" {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(rep)
+			return writeJSON(w, rep)
 		}
 		return writeCapacityTable(w, rep)
 	})
@@ -327,7 +320,11 @@ func loadCapacityProfile(name string) (capacity.Profile, error) {
 	if p, err := capacity.LookupProfile(name); err == nil {
 		return p, nil
 	}
-	data, err := readRegular(name, maxConfigBytes)
+	data, err := workload.ReadFileLimit(name, maxCapacityProfileBytes)
+	var le *workload.LimitError
+	if errors.As(err, &le) {
+		return capacity.Profile{}, badInput("--profile: %s", le.Error())
+	}
 	if err != nil {
 		if strings.ContainsAny(name, "/.") {
 			return capacity.Profile{}, badInput("--profile %q: %s", name, oneLine(rootCauseOr(err)))
@@ -375,9 +372,6 @@ func (f *capacityFlags) loadRequests() ([]capacity.Request, string, error) {
 		if limit == 0 {
 			limit = maxCapacityRows
 		}
-		if err := regularInput(f.trace); err != nil {
-			return nil, "", badInput("--trace %q: %s", f.trace, oneLine(err))
-		}
 		rows, err := workload.ReadTraceRows(f.trace, f.traceFormat, limit)
 		if err != nil {
 			return nil, "", badInput("%s", oneLine(err))
@@ -408,13 +402,6 @@ func (f *capacityFlags) loadRequests() ([]capacity.Request, string, error) {
 	}
 	if !(f.rate >= minWorkloadRate) {
 		return nil, "", badInput("--rate %v: --workload needs an arrival rate in [%g, %g] requests/s", f.rate, minWorkloadRate, fleetopt.MaxRate)
-	}
-	if !slices.Contains(workload.BuiltinCDFs(), f.cdf) {
-		if _, err := os.Stat(f.cdf); err == nil {
-			if err := regularInput(f.cdf); err != nil {
-				return nil, "", badInput("--workload %q: %s", f.cdf, oneLine(err))
-			}
-		}
 	}
 	spec := workload.Spec{CDF: f.cdf, Rate: f.rate, Requests: n, Arrival: f.arrival}
 	if err := spec.Validate(); err != nil {

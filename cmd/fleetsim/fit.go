@@ -1,10 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -92,9 +92,6 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if f.format != "text" && f.format != "json" {
 		return badInput("--format %q: allowed: text, json", f.format)
 	}
-	if err := checkReplaceable("--out", f.out); err != nil {
-		return err
-	}
 	if err := checkOut(f.out); err != nil {
 		return err
 	}
@@ -145,15 +142,11 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 type fitPoint struct{ x, y float64 }
 
 func fitBench(f fitFlags) ([]variants.Profile, [][]fitPoint, error) {
-	if err := regularInput(f.bench); err != nil {
-		return nil, nil, badInput("--bench %q: %s", f.bench, oneLine(err))
-	}
-	file, err := os.Open(f.bench)
+	data, err := readInput("--bench", f.bench, maxBenchBytes)
 	if err != nil {
-		return nil, nil, badInput("--bench %q: %s", f.bench, oneLine(rootCause(err)))
+		return nil, nil, badInput("%s", oneLine(err))
 	}
-	defer file.Close()
-	groups, err := variants.ReadBench(file)
+	groups, err := variants.ReadBench(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, badInput("--bench %q: %s", f.bench, oneLine(err))
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"github.com/fleetsim/fleetsim/pools/variants"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/sim/variantsim"
+	"github.com/fleetsim/fleetsim/workload"
 )
 
 func init() {
@@ -124,9 +124,6 @@ func runOptimize(args []string, stdout, stderr io.Writer) error {
 		}
 		f.policy = p
 	}
-	if err := checkReplaceable("--out", f.out); err != nil {
-		return err
-	}
 	if err := checkOut(f.out); err != nil {
 		return err
 	}
@@ -164,17 +161,15 @@ func runOptimize(args []string, stdout, stderr io.Writer) error {
 }
 
 func encodeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return writeJSON(w, v)
 }
 
 // loadVariants reads and checks a variants file, loading the profile files
 // it names (relative to its directory).
 func loadVariants(path string) (*variants.Config, error) {
-	data, err := readRegular(path, maxConfigBytes)
+	data, err := readInput("--config", path, maxVariantsBytes)
 	if err != nil {
-		return nil, badInput("--config %q: %s", path, oneLine(err))
+		return nil, badInput("%s", oneLine(err))
 	}
 	cfg, err := variants.ParseConfig(data)
 	if err != nil {
@@ -195,9 +190,9 @@ func loadVariants(path string) (*variants.Config, error) {
 
 // readProfileFile reads a `fleetsim fit` profile file.
 func readProfileFile(path string) ([]variants.Profile, error) {
-	data, err := readRegular(path, variants.MaxProfileBytes)
+	data, err := workload.ReadFileLimit(path, variants.MaxProfileBytes)
 	if err != nil {
-		return nil, err
+		return nil, rootCause(err)
 	}
 	return variants.ReadProfiles(bytes.NewReader(data))
 }
