@@ -1,10 +1,6 @@
 package main
 
-import (
-	"io/fs"
-
-	"github.com/spf13/pflag"
-)
+import "github.com/spf13/pflag"
 
 // Inputs of capacity, fit and optimize are read once with size limits
 // (docs/cli.md, "Input limits": /dev/zero or a huge file given by mistake
@@ -14,22 +10,6 @@ const (
 	maxVariantsBytes        = 16 << 20 // optimize --config, 16 MiB (1,000 variants and workloads)
 	maxBenchBytes           = 64 << 20 // fit --bench, 64 MiB (variants.MaxBenchRows rows)
 )
-
-func describeFileMode(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device node"
-	}
-	return "mode " + m.String()
-}
 
 // onlyWith refuses any of the flags names set on the command line while the
 // mode flag they belong to (on) is off: they would be ignored silently.

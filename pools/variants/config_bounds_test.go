@@ -25,13 +25,16 @@ workloads:
 // baseFields are oneVariant's arguments of a valid file.
 var baseFields = []string{"1", "1", "0", "7.47", "0.044", "512", "6000", "1155", "211", "1"}
 
-// checkFieldErrors parses oneVariant with argument i set to v for each case
-// and wants a *FieldError on field.
-func checkFieldErrors(t *testing.T, cases []struct {
+// fieldCase sets oneVariant's argument i to v and wants an error on field.
+type fieldCase struct {
 	i     int
 	v     string
 	field string
-}) {
+}
+
+// checkFieldErrors parses oneVariant with argument i set to v for each case
+// and wants a *FieldError on field.
+func checkFieldErrors(t *testing.T, cases []fieldCase) {
 	t.Helper()
 	for _, c := range cases {
 		f := slices.Clone(baseFields)
@@ -53,11 +56,7 @@ func TestConfigWholeNumbers(t *testing.T) {
 	if _, err := ParseConfig(oneVariant(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9])); err != nil {
 		t.Fatalf("base config: %v", err)
 	}
-	checkFieldErrors(t, []struct {
-		i     int
-		v     string
-		field string
-	}{
+	checkFieldErrors(t, []fieldCase{
 		{1, "1.5", "variants[0].accelerators_per_replica"},
 		{2, "0.5", "variants[0].min_replicas"},
 		{5, "512.5", "variants[0].profile.max_batch"},
@@ -94,11 +93,7 @@ func TestConfigWholeNumbers(t *testing.T) {
 // +Inf" and broke --format json; alpha_ms 1e308 gave "rate outside the
 // model's range: +Inf req/s (allowed (0, 0])" (review of issue 11).
 func TestConfigMagnitudes(t *testing.T) {
-	checkFieldErrors(t, []struct {
-		i     int
-		v     string
-		field string
-	}{
+	checkFieldErrors(t, []fieldCase{
 		{0, "1e308", "variants[0].unit_cost"},
 		{3, "1e308", "variants[0].profile.alpha_ms"},
 		{4, "1e308", "variants[0].profile.beta_ms"},
