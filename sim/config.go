@@ -38,6 +38,33 @@ type PoolConfig struct {
 	Profile     string          `json:"profile,omitempty" yaml:"profile,omitempty"`
 	ProfileName string          `json:"profile_name,omitempty" yaml:"profile_name,omitempty"`
 	Override    *EngineOverride `json:"override,omitempty" yaml:"-"`
+	// Model and TP make the pool's instance a tensor-parallel group of TP
+	// GPUs (GPU a catalog specification) serving a catalog model, with a
+	// profile computed from the specifications (catalog.InstanceName; TP 0
+	// = the smallest that fits). Spec names a catalog profile file and
+	// Model may name a Hugging Face config.json; the CLI reads such files
+	// into Instance (sim does no I/O). See docs/catalog.md.
+	Model    string       `json:"model,omitempty" yaml:"model,omitempty"`
+	TP       int          `json:"tp,omitempty" yaml:"tp,omitempty"`
+	Spec     string       `json:"spec,omitempty" yaml:"spec,omitempty"`
+	Instance *catalog.GPU `json:"instance,omitempty" yaml:"-"`
+}
+
+// InstanceProfile returns the pool's instance profile: Instance when set, else the
+// computed profile of GPU/Model/tpTP when Model is set, else the catalog
+// profile named GPU.
+func (p PoolConfig) InstanceProfile() (catalog.GPU, error) {
+	switch {
+	case p.Instance != nil:
+		return *p.Instance, nil
+	case p.Model != "" && p.TP > 0:
+		return catalog.LookupGPU(catalog.InstanceName(p.GPU, p.Model, p.TP))
+	case p.Model != "":
+		return catalog.LookupGPU(p.GPU + "/" + p.Model)
+	case p.TP != 0:
+		return catalog.GPU{}, fmt.Errorf("tp = %d: needs a model (tp applies to a computed GPU/model instance)", p.TP)
+	}
+	return catalog.LookupGPU(p.GPU)
 }
 
 // RouterConfig selects and tunes the router: the router package's one
@@ -130,6 +157,13 @@ type ValidationError = workload.FieldError
 // typo in a count ends in a clear error rather than in running out of memory.
 const MaxInstances = 1_000_000
 
+// MaxDelayS bounds router.retry_delay_s and MaxSLOS the SLO targets,
+// seconds (an hour and a day): finite, and far beyond any real setting.
+const (
+	MaxDelayS = 3600
+	MaxSLOS   = 86400
+)
+
 // MaxArrivalS is the latest arrival time a run accepts, seconds:
 // engine.MaxArrival, 2^62 ps (about 53 days). Engines count time in whole
 // picoseconds (docs/model.md, "Time"); a later arrival fails the run.
@@ -169,9 +203,12 @@ func (c *Config) Validate() error {
 			return bad(f+".name", p.Name, "duplicate pool name (also pools[%d]); names must be unique", j)
 		}
 		seen[p.Name] = i
-		g, err := catalog.LookupGPU(p.GPU)
+		g, err := p.InstanceProfile()
 		if err != nil {
-			return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s)", strings.Join(catalog.GPUNames(), ", "))
+			if p.Model == "" && p.TP == 0 && !strings.Contains(p.GPU, "/") {
+				return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s, or GPU/MODEL/tpN)", strings.Join(catalog.GPUNames(), ", "))
+			}
+			return bad(f+".gpu", p.GPU, "%s", err)
 		}
 		if g, err = g.WithSlotRule(p.SlotRule); err != nil {
 			return bad(f+".slot_rule", p.SlotRule, "allowed: %s", strings.Join(catalog.SlotRules(), ", "))
@@ -214,17 +251,17 @@ func (c *Config) Validate() error {
 	if _, err := newRouter(c.Router, rp, c.Seed); err != nil {
 		return err
 	}
-	if !finite(c.Router.RetryDelayS) || c.Router.RetryDelayS < 0 {
-		return bad("router.retry_delay_s", c.Router.RetryDelayS, "must be a finite number of seconds >= 0")
+	if !(c.Router.RetryDelayS >= 0 && c.Router.RetryDelayS <= MaxDelayS) {
+		return bad("router.retry_delay_s", c.Router.RetryDelayS, "must be in [0, %g] seconds", float64(MaxDelayS))
 	}
 	if !finite(c.WarmupFraction) || c.WarmupFraction < 0 || c.WarmupFraction >= 1 {
 		return bad("warmup_fraction", c.WarmupFraction, "must be in [0, 1)")
 	}
-	if !finite(c.SLO.TTFTS) || c.SLO.TTFTS <= 0 {
-		return bad("slo.ttft_s", c.SLO.TTFTS, "must be a positive number of seconds")
+	if !(c.SLO.TTFTS > 0 && c.SLO.TTFTS <= MaxSLOS) {
+		return bad("slo.ttft_s", c.SLO.TTFTS, "must be in (0, %g] seconds", float64(MaxSLOS))
 	}
-	if !finite(c.SLO.TPOTS) || c.SLO.TPOTS <= 0 {
-		return bad("slo.tpot_s", c.SLO.TPOTS, "must be a positive number of seconds")
+	if !(c.SLO.TPOTS > 0 && c.SLO.TPOTS <= MaxSLOS) {
+		return bad("slo.tpot_s", c.SLO.TPOTS, "must be in (0, %g] seconds", float64(MaxSLOS))
 	}
 	return c.OSD.validate()
 }
@@ -232,8 +269,13 @@ func (c *Config) Validate() error {
 func (c *Config) validateWorkload() error {
 	// The workload package owns the Spec's rules; its field names are
 	// prefixed with "workload.".
+	// The time range first: for a tiny rate it states the real lower
+	// bound (it depends on the number of requests).
+	if err := c.checkTimeRange(); err != nil {
+		return err
+	}
 	if err := c.Workload.Validate(); err != nil {
 		return fmt.Errorf("workload.%w", err)
 	}
-	return c.checkTimeRange()
+	return nil
 }
