@@ -114,6 +114,7 @@ func (f Figure) Render(format string) ([]byte, error) {
 	if f.YFromZero {
 		p.Y.Min = math.Min(p.Y.Min, 0)
 	}
+	legendRoom(p)
 	wt, err := p.WriterTo(figureWidth, figureHeight, format)
 	if err != nil {
 		return nil, err
