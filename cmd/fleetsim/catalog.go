@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -139,6 +140,9 @@ func runCatalog(args []string, stdout, stderr io.Writer) error {
 			return badInput("%s", oneLine(err))
 		}
 		rows = append(rows, profileRow{G: catalog.GPU{Name: name}, Err: oneLine(err)})
+	}
+	if !slices.ContainsFunc(rows, func(r profileRow) bool { return r.Err == "" }) {
+		return badInput("--gpu all: no GPU holds the instance; first: %s", rows[0].Err)
 	}
 	return writeProfiles(stdout, f.format, rows)
 }

@@ -42,3 +42,17 @@ func TestScenarioNegativeTP(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want exit 2 naming tp = -2", code, errs)
 	}
 }
+
+// --gpu all where no GPU can hold the instance (tp 1000, or 405B on one
+// GPU) is bad input: one line, exit 2 — not an empty table and exit 0.
+func TestCatalogAllNothingFits(t *testing.T) {
+	for _, args := range [][]string{
+		{"catalog", "profile", "--gpu", "all", "--model", "llama-3.1-70b", "--tp", "1000"},
+		{"catalog", "profile", "--gpu", "all", "--model", "llama-3.1-405b", "--tp", "1"},
+	} {
+		out, errs, code := runFS(t, args...)
+		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2, one line, no output", args, code, out, errs)
+		}
+	}
+}
