@@ -103,3 +103,12 @@ func TestProfileFilePartialEfficiency(t *testing.T) {
 		t.Fatalf("efficiency %+v, want %+v", in.Eff, want)
 	}
 }
+
+// A config.json without num_hidden_layers says the field is missing, not
+// "= 0" (which reads as if the file said 0).
+func TestHFConfigMissingField(t *testing.T) {
+	_, err := ParseHFConfig("x", []byte(`{"hidden_size": 4096, "num_attention_heads": 32, "vocab_size": 1000}`))
+	if err == nil || !strings.Contains(err.Error(), "num_hidden_layers missing") {
+		t.Fatalf("error %v; want num_hidden_layers missing", err)
+	}
+}
