@@ -23,13 +23,20 @@ func isTerminal(w io.Writer) bool {
 // paces the drawing; it never reaches the results.
 type progressBar struct {
 	w     io.Writer
+	name  string // what runs, e.g. "simulate"
+	unit  string // what is counted, e.g. "requests"
 	total int64
 	last  time.Time
 	drawn bool
 }
 
 func newProgressBar(w io.Writer, total int64) *progressBar {
-	return &progressBar{w: w, total: max(total, 1)}
+	return newCountBar(w, total, "simulate", "requests")
+}
+
+// newCountBar is a progress bar for total units of work named name.
+func newCountBar(w io.Writer, total int64, name, unit string) *progressBar {
+	return &progressBar{w: w, total: max(total, 1), name: name, unit: unit}
 }
 
 // update is sim.Options.Progress.
@@ -50,7 +57,7 @@ func (p *progressBar) draw(n int64) {
 	if fill < width {
 		bar += ">" + strings.Repeat(" ", width-fill-1)
 	}
-	fmt.Fprintf(p.w, "\rsimulate [%s] %3.0f%% %d/%d requests", bar, 100*frac, n, p.total)
+	fmt.Fprintf(p.w, "\r%s [%s] %3.0f%% %d/%d %s", p.name, bar, 100*frac, n, p.total, p.unit)
 }
 
 // done clears the bar's line.
