@@ -101,7 +101,7 @@ func (e *Engine) addDecoder(s *seq, i int) {
 	s.isDec = true
 	s.base = s.p - i
 	s.gb = s.g - i
-	s.fin = s.res.Req.OutputTokens - 1 - s.gb
+	s.fin = s.res.Job.Out - 1 - s.gb
 	s.grown = 0
 	e.cnt[e.residue(s.base)]++
 	e.sumBase += s.base
@@ -156,10 +156,10 @@ func (e *Engine) admissible(free int) bool {
 		return e.blocksFor(s.p) <= free
 	}
 	if e.shared != nil {
-		if r := e.shared.Peek(); r != nil {
-			// A request that can never run here is rejected by the next
+		if j := e.shared.Peek(); j != nil {
+			// A job that can never run here is rejected by the next
 			// iteration, which therefore changes something.
-			return e.blocksFor(r.InputTokens) <= free || !e.Fits(r)
+			return e.blocksFor(j.In) <= free || e.reason(j) != ""
 		}
 	}
 	return false
@@ -390,23 +390,23 @@ func (e *Engine) step(out []Result) []Result {
 			if e.shared == nil {
 				break
 			}
-			r := e.shared.Peek()
-			if r == nil {
+			j := e.shared.Peek()
+			if j == nil {
 				break
 			}
-			if why := e.reason(r); why != "" {
+			if why := e.reason(j); why != "" {
 				e.shared.Pop()
 				e.rejected++
-				out = append(out, Result{Req: r, Enqueued: start, Finished: start, Rejected: true, Reason: why})
+				out = append(out, Result{Job: *j, Enqueued: start, Finished: start, Rejected: true, Reason: why})
 				continue
 			}
-			if need = e.blocksFor(r.InputTokens); need > e.free {
+			if need = e.blocksFor(j.In); need > e.free {
 				break
 			}
 			e.shared.Pop()
-			// A request from the shared queue reaches this instance when
-			// it is admitted.
-			s = e.newSeq(r, start)
+			// A job from the shared queue reaches this instance when it
+			// is admitted.
+			s = e.newSeq(*j, start)
 		}
 		e.free -= need
 		s.ctx, s.chunk = 0, 0
@@ -447,7 +447,7 @@ func (e *Engine) step(out []Result) []Result {
 					s.first = true
 					s.res.FirstToken = end
 				}
-				if s.g == s.res.Req.OutputTokens {
+				if s.g == s.res.Job.Out {
 					e.free += e.blocksFor(s.p)
 					done = append(done, s)
 				} else {
@@ -542,7 +542,7 @@ func (e *Engine) preempt(s *seq, i int) {
 		e.pre = e.pre[:len(e.pre)-1]
 		e.free += e.blocksFor(s.p)
 	}
-	s.p = s.res.Req.InputTokens + s.g
+	s.p = s.res.Job.In + s.g
 	s.ctx, s.chunk = 0, 0
 	s.res.Preemptions++
 	e.preemptions++

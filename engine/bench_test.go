@@ -16,10 +16,16 @@ var a100Short = Config{
 	Timing: Timing{W: 0.008, HKV: 0.00065 / 8192},
 }
 
-// azureShort returns n requests with Azure-like lengths (built-in azure CDF
+// arrival is a job and its arrival time, s.
+type arrival struct {
+	at  float64
+	job Job
+}
+
+// azureShort returns n jobs with Azure-like lengths (built-in azure CDF
 // restricted to the pool's 4,096 tokens, normal output fraction 0.10 ± 0.05)
 // arriving as a Poisson process of the given rate, per second.
-func azureShort(tb testing.TB, n int, rate float64) []*workload.Request {
+func azureShort(tb testing.TB, n int, rate float64) []arrival {
 	c, err := workload.LoadCDF("azure")
 	if err != nil {
 		tb.Fatal(err)
@@ -30,14 +36,12 @@ func azureShort(tb testing.TB, n int, rate float64) []*workload.Request {
 	lr := workload.NewRand(1, workload.StreamLengths)
 	sr := workload.NewRand(1, workload.StreamSplit)
 	ar := workload.NewRand(1, workload.StreamArrivals)
-	reqs := make([]*workload.Request, n)
-	all := make([]workload.Request, n)
+	reqs := make([]arrival, n)
 	now := 0.0
 	for i := range reqs {
 		now += ar.ExpFloat64() / rate
 		in, out := workload.SplitNormal(c.Sample(lr), workload.DefaultOutputMu, workload.DefaultOutputSigma, sr)
-		all[i] = workload.Request{ID: int64(i), Arrival: now, InputTokens: in, OutputTokens: out, MaxOutputTokens: out}
-		reqs[i] = &all[i]
+		reqs[i] = arrival{at: now, job: Job{Tag: i, In: in, Out: out}}
 	}
 	return reqs
 }
@@ -80,18 +84,18 @@ func benchEngineCfg(b *testing.B, cfg Config, events bool, rate float64) {
 	b.ResetTimer()
 	for _, r := range reqs {
 		if events {
-			for ne := e.NextEvent(); ne < r.Arrival; ne = e.NextEvent() {
+			for ne := e.NextEvent(); ne < r.at; ne = e.NextEvent() {
 				out = e.AdvanceTo(ne, out[:0])
 				done += len(out)
 			}
 		}
-		out = e.AdvanceTo(r.Arrival, out[:0])
+		out = e.AdvanceTo(r.at, out[:0])
 		done += len(out)
-		if res, ok := e.Submit(r, r.Arrival); !ok {
+		if res, ok := e.Submit(r.job, r.at); !ok {
 			b.Fatalf("rejected: %s", res.Reason)
 		}
 	}
-	end := reqs[len(reqs)-1].Arrival
+	end := reqs[len(reqs)-1].at
 	b.StopTimer()
 	s := e.Stats()
 	b.ReportMetric(s.BusySlotSeconds/(float64(cfg.MaxSeqs)*end), "util")

@@ -3,8 +3,6 @@ package engine
 import (
 	"fmt"
 	"math"
-
-	"github.com/fleetsim/fleetsim/workload"
 )
 
 // Queue is a FCFS waiting line an engine admits from after its own queue.
@@ -15,12 +13,12 @@ import (
 // polls it (hand work to an idle engine with Submit). Because the engine is
 // advanced lazily, a caller that pushes to a shared queue at time t must
 // first advance every engine sharing it to t, and must re-read their
-// NextEvent afterwards. A request taken from it has Enqueued = Admitted; one
+// NextEvent afterwards. A job taken from it has Enqueued = Admitted; one
 // that can never run on the engine (see Fits) is rejected when it reaches
 // the head, with Enqueued = Finished = the start of that iteration.
 type Queue interface {
-	Peek() *workload.Request // head of the line, nil when empty
-	Pop() *workload.Request  // removes and returns the head
+	Peek() *Job // head of the line, nil when empty
+	Pop() *Job  // removes and returns the head
 }
 
 // Stats are an engine's counters, valid up to Now().
@@ -76,8 +74,8 @@ type Engine struct {
 	spare                            []*seq  // finished seqs for reuse
 }
 
-// newSeq returns a queued sequence for r, enqueued at time now.
-func (e *Engine) newSeq(r *workload.Request, now float64) *seq {
+// newSeq returns a queued sequence for j, enqueued at time now.
+func (e *Engine) newSeq(j Job, now float64) *seq {
 	var s *seq
 	if n := len(e.spare); n > 0 {
 		s = e.spare[n-1]
@@ -85,8 +83,8 @@ func (e *Engine) newSeq(r *workload.Request, now float64) *seq {
 	} else {
 		s = new(seq)
 	}
-	s.res = Result{Req: r, Enqueued: now}
-	s.p = r.InputTokens
+	s.res = Result{Job: j, Enqueued: now}
+	s.p = j.In
 	s.hidx = -1
 	return s
 }
@@ -128,45 +126,45 @@ func (e *Engine) blocksFor(tokens int) int {
 	return (tokens + e.cfg.BlockTokens - 1) / e.cfg.BlockTokens
 }
 
-// reason returns why r can never run here, or "" when it can.
-func (e *Engine) reason(r *workload.Request) string {
+// reason returns why j can never run here, or "" when it can.
+func (e *Engine) reason(j *Job) string {
 	switch {
-	case r.InputTokens < 1:
-		return fmt.Sprintf("input length %d tokens, must be >= 1", r.InputTokens)
-	case r.OutputTokens < 1:
-		return fmt.Sprintf("output length %d tokens, must be >= 1", r.OutputTokens)
-	case r.InputTokens+r.OutputTokens > e.cfg.MaxModelLen:
+	case j.In < 1:
+		return fmt.Sprintf("input length %d tokens, must be >= 1", j.In)
+	case j.Out < 1:
+		return fmt.Sprintf("output length %d tokens, must be >= 1", j.Out)
+	case j.In+j.Out > e.cfg.MaxModelLen:
 		return fmt.Sprintf("input+output %d tokens exceeds max model length %d",
-			r.InputTokens+r.OutputTokens, e.cfg.MaxModelLen)
+			j.In+j.Out, e.cfg.MaxModelLen)
 	}
 	// The KV cache holds at most L_in + L_out - 1 tokens (the last token
 	// is never written back).
-	if need := e.blocksFor(r.InputTokens + r.OutputTokens - 1); need > e.cfg.KVBlocks {
+	if need := e.blocksFor(j.In + j.Out - 1); need > e.cfg.KVBlocks {
 		return fmt.Sprintf("needs %d KV blocks, instance has %d", need, e.cfg.KVBlocks)
 	}
 	return ""
 }
 
-// Fits reports whether r can ever run here: 1 <= L_in, 1 <= L_out,
+// Fits reports whether j can ever run here: 1 <= L_in, 1 <= L_out,
 // L_in + L_out <= MaxModelLen and its largest KV footprint,
 // ceil((L_in+L_out-1)/BlockTokens) blocks, fits in KVBlocks.
-func (e *Engine) Fits(r *workload.Request) bool { return e.reason(r) == "" }
+func (e *Engine) Fits(j Job) bool { return e.reason(&j) == "" }
 
-// Submit hands r to the engine at time now, in seconds (the engine must
-// already have been advanced to now). A request that does not fit is rejected
+// Submit hands j to the engine at time now, in seconds (the engine must
+// already have been advanced to now). A job that does not fit is rejected
 // at once: Submit then returns its Result (Rejected, Reason set, Enqueued =
-// Finished = now) and false. Otherwise r joins the tail of the private queue,
+// Finished = now) and false. Otherwise j joins the tail of the private queue,
 // may be admitted by any iteration starting at or after now, and Submit
 // returns a zero Result and true.
-func (e *Engine) Submit(r *workload.Request, now float64) (Result, bool) {
-	if why := e.reason(r); why != "" {
+func (e *Engine) Submit(j Job, now float64) (Result, bool) {
+	if why := e.reason(&j); why != "" {
 		e.rejected++
-		return Result{Req: r, Enqueued: now, Finished: now, Rejected: true, Reason: why}, false
+		return Result{Job: j, Enqueued: now, Finished: now, Rejected: true, Reason: why}, false
 	}
 	if now > e.now {
 		e.now = now
 	}
-	s := e.newSeq(r, now)
+	s := e.newSeq(j, now)
 	wasEmpty := e.nRunning() == 0 && e.queued() == 0
 	e.q = append(e.q, s)
 	if e.idle || wasEmpty {
@@ -179,13 +177,13 @@ func (e *Engine) Submit(r *workload.Request, now float64) (Result, bool) {
 // queued returns the number of requests in the private queue.
 func (e *Engine) queued() int { return len(e.front) + len(e.q) - e.qh }
 
-// CanAdmit reports whether r would be admitted by the next iteration if it
-// were submitted now: r fits, the private queue is empty, a slot is free and
+// CanAdmit reports whether j would be admitted by the next iteration if it
+// were submitted now: j fits, the private queue is empty, a slot is free and
 // enough KV blocks are free for its prompt (ceil(L_in/BlockTokens)). It
 // ignores the blocks decoding sequences may claim at that iteration's start.
-func (e *Engine) CanAdmit(r *workload.Request) bool {
-	return e.Fits(r) && e.queued() == 0 && e.nRunning() < e.cfg.MaxSeqs &&
-		e.blocksFor(r.InputTokens) <= e.free
+func (e *Engine) CanAdmit(j Job) bool {
+	return e.Fits(j) && e.queued() == 0 && e.nRunning() < e.cfg.MaxSeqs &&
+		e.blocksFor(j.In) <= e.free
 }
 
 // Now returns the time, in seconds, up to which the engine's state is

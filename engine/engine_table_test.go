@@ -3,8 +3,6 @@ package engine
 import (
 	"math"
 	"testing"
-
-	"github.com/fleetsim/fleetsim/workload"
 )
 
 func approx(a, b float64) bool { return math.Abs(a-b) <= 1e-9 }
@@ -43,7 +41,7 @@ func TestHandComputed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := &workload.Request{InputTokens: tc.in, OutputTokens: tc.out}
+		r := Job{In: tc.in, Out: tc.out}
 		if _, ok := e.Submit(r, 0); !ok {
 			t.Fatalf("%s: rejected", tc.name)
 		}
@@ -66,15 +64,15 @@ func TestReject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, ok := e.Submit(&workload.Request{InputTokens: 60000, OutputTokens: 10000}, 1)
+	res, ok := e.Submit(Job{In: 60000, Out: 10000}, 1)
 	if ok || !res.Rejected || res.Reason != "input+output 70000 tokens exceeds max model length 65536" || res.Finished != 1 {
 		t.Errorf("got %+v %v", res, ok)
 	}
 	// 160 tokens fit 10 blocks (L_in+L_out-1 = 160), 162 do not.
-	if _, ok := e.Submit(&workload.Request{InputTokens: 100, OutputTokens: 61}, 1); !ok {
+	if _, ok := e.Submit(Job{In: 100, Out: 61}, 1); !ok {
 		t.Error("161-token request rejected")
 	}
-	if res, ok := e.Submit(&workload.Request{InputTokens: 100, OutputTokens: 62}, 1); ok || res.Reason != "needs 11 KV blocks, instance has 10" {
+	if res, ok := e.Submit(Job{In: 100, Out: 62}, 1); ok || res.Reason != "needs 11 KV blocks, instance has 10" {
 		t.Errorf("got %+v", res)
 	}
 	if st := e.Stats(); st.Rejected != 2 {
@@ -134,8 +132,8 @@ func TestHandPreemption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &workload.Request{ID: 0, InputTokens: 16, OutputTokens: 40}
-	b := &workload.Request{ID: 1, InputTokens: 16, OutputTokens: 40}
+	a := Job{Tag: 0, In: 16, Out: 40}
+	b := Job{Tag: 1, In: 16, Out: 40}
 	e.Submit(a, 0)
 	e.Submit(b, 0)
 	var events []float64
@@ -157,15 +155,15 @@ func TestHandPreemption(t *testing.T) {
 		}
 	}
 	want := []Result{
-		{Req: a, FirstToken: 0.012, Finished: 0.457},
-		{Req: b, FirstToken: 0.012, Finished: 0.710, Preemptions: 1},
+		{Job: a, FirstToken: 0.012, Finished: 0.457},
+		{Job: b, FirstToken: 0.012, Finished: 0.710, Preemptions: 1},
 	}
 	if len(res) != 2 {
 		t.Fatalf("%d results", len(res))
 	}
 	for i, w := range want {
 		g := res[i]
-		if g.Req != w.Req || g.Admitted != 0 || !approx(g.FirstToken, w.FirstToken) ||
+		if g.Job != w.Job || g.Admitted != 0 || !approx(g.FirstToken, w.FirstToken) ||
 			!approx(g.Finished, w.Finished) || g.Preemptions != w.Preemptions {
 			t.Errorf("result %d: %+v, want %+v", i, g, w)
 		}
@@ -186,9 +184,9 @@ func TestTimeBookkeeping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &workload.Request{InputTokens: 10, OutputTokens: 3} // iterations [0,1) [1,2) [2,3)
-	b := &workload.Request{InputTokens: 10, OutputTokens: 2}
-	c := &workload.Request{InputTokens: 10, OutputTokens: 1}
+	a := Job{In: 10, Out: 3} // iterations [0,1) [1,2) [2,3)
+	b := Job{In: 10, Out: 2}
+	c := Job{In: 10, Out: 1}
 	if !e.CanAdmit(a) {
 		t.Fatal("idle engine cannot admit")
 	}
@@ -210,9 +208,9 @@ func TestTimeBookkeeping(t *testing.T) {
 	e.Submit(c, 10) // idle since 5: starts at 10, done at 11
 	res = e.AdvanceTo(20, res)
 	want := []Result{
-		{Req: a, Enqueued: 0, Admitted: 0, FirstToken: 1, Finished: 3},
-		{Req: b, Enqueued: 2.5, Admitted: 3, FirstToken: 4, Finished: 5},
-		{Req: c, Enqueued: 10, Admitted: 10, FirstToken: 11, Finished: 11},
+		{Job: a, Enqueued: 0, Admitted: 0, FirstToken: 1, Finished: 3},
+		{Job: b, Enqueued: 2.5, Admitted: 3, FirstToken: 4, Finished: 5},
+		{Job: c, Enqueued: 10, Admitted: 10, FirstToken: 11, Finished: 11},
 	}
 	if len(res) != len(want) {
 		t.Fatalf("results %+v", res)

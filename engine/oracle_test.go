@@ -1,32 +1,28 @@
 package engine
 
-import (
-	"fmt"
-
-	"github.com/fleetsim/fleetsim/workload"
-)
+import "fmt"
 
 // This file holds the test oracle: a naive stepper that runs one iteration
 // at a time, written independently of the engine from the model in
 // docs/model.md. It favours obviousness over speed.
 
 // sliceQueue is a simple shared Queue.
-type sliceQueue struct{ items []*workload.Request }
+type sliceQueue struct{ items []*Job }
 
-func (q *sliceQueue) Peek() *workload.Request {
+func (q *sliceQueue) Peek() *Job {
 	if len(q.items) == 0 {
 		return nil
 	}
 	return q.items[0]
 }
 
-func (q *sliceQueue) Pop() *workload.Request {
+func (q *sliceQueue) Pop() *Job {
 	r := q.items[0]
 	q.items = q.items[1:]
 	return r
 }
 
-func (q *sliceQueue) Push(r *workload.Request) { q.items = append(q.items, r) }
+func (q *sliceQueue) Push(j Job) { q.items = append(q.items, &j) }
 
 type oReq struct {
 	res       Result
@@ -62,11 +58,11 @@ func newOracle(cfg Config) *oracle { return &oracle{cfg: cfg} }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-// never returns why r can never run, or "".
-func (o *oracle) never(r *workload.Request) string {
-	total := r.InputTokens + r.OutputTokens
+// never returns why j can never run, or "".
+func (o *oracle) never(j Job) string {
+	total := j.In + j.Out
 	switch {
-	case r.InputTokens < 1 || r.OutputTokens < 1:
+	case j.In < 1 || j.Out < 1:
 		return "bad lengths"
 	case total > o.cfg.MaxModelLen:
 		return fmt.Sprintf("input+output %d tokens exceeds max model length %d", total, o.cfg.MaxModelLen)
@@ -76,10 +72,10 @@ func (o *oracle) never(r *workload.Request) string {
 	return ""
 }
 
-func (o *oracle) submit(r *workload.Request, now float64) (Result, bool) {
-	if bad := o.never(r); bad != "" {
+func (o *oracle) submit(j Job, now float64) (Result, bool) {
+	if bad := o.never(j); bad != "" {
 		o.rejected++
-		return Result{Req: r, Enqueued: now, Finished: now, Rejected: true, Reason: bad}, false
+		return Result{Job: j, Enqueued: now, Finished: now, Rejected: true, Reason: bad}, false
 	}
 	if now > o.now {
 		o.now = now
@@ -91,7 +87,7 @@ func (o *oracle) submit(r *workload.Request, now float64) (Result, bool) {
 			o.start = o.lastEnd
 		}
 	}
-	o.waiting = append(o.waiting, &oReq{res: Result{Req: r, Enqueued: now}, prompt: r.InputTokens})
+	o.waiting = append(o.waiting, &oReq{res: Result{Job: j, Enqueued: now}, prompt: j.In})
 	return Result{}, true
 }
 
@@ -124,7 +120,7 @@ func (o *oracle) evict() *oReq {
 	o.used -= v.blocks
 	v.blocks = 0
 	v.kv = 0
-	v.prompt = v.res.Req.InputTokens + v.generated
+	v.prompt = v.res.Job.In + v.generated
 	v.res.Preemptions++
 	o.preemptions++
 	o.waiting = append([]*oReq{v}, o.waiting...)
@@ -170,14 +166,14 @@ func (o *oracle) iterate(out []Result) []Result {
 			if len(o.waiting) > 0 {
 				cand = o.waiting[0]
 			} else if o.shared != nil && o.shared.Peek() != nil {
-				r := o.shared.Peek()
+				r := *o.shared.Peek()
 				if o.never(r) != "" {
 					o.shared.Pop()
 					o.rejected++
-					out = append(out, Result{Req: r, Enqueued: o.start, Finished: o.start, Rejected: true, Reason: o.never(r)})
+					out = append(out, Result{Job: r, Enqueued: o.start, Finished: o.start, Rejected: true, Reason: o.never(r)})
 					continue
 				}
-				cand = &oReq{res: Result{Req: r, Enqueued: o.start}, prompt: r.InputTokens}
+				cand = &oReq{res: Result{Job: r, Enqueued: o.start}, prompt: r.In}
 			} else {
 				break
 			}
@@ -258,7 +254,7 @@ func (o *oracle) iterate(out []Result) []Result {
 				s.res.FirstToken = end
 			}
 		}
-		if s.generated == s.res.Req.OutputTokens {
+		if s.generated == s.res.Job.Out {
 			o.used -= s.blocks
 			s.blocks = 0
 			s.res.Finished = end

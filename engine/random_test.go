@@ -12,7 +12,7 @@ import (
 // scenario is one random test case: a configuration and a request stream.
 type scenario struct {
 	cfg      Config
-	reqs     []*workload.Request
+	reqs     []arrival
 	shared   []bool    // request goes to the shared queue instead of Submit
 	partial  []float64 // extra AdvanceTo times before each arrival (NaN = none)
 	useEvent bool      // advance by NextEvent between arrivals
@@ -51,10 +51,9 @@ func randomScenario(rng *rand.Rand) scenario {
 		if rng.IntN(10) == 0 {
 			now += 0 // same-time arrivals
 		}
-		r := &workload.Request{ID: int64(i), Arrival: now,
-			InputTokens: 1 + rng.IntN(150), OutputTokens: 1 + rng.IntN(80)}
+		r := arrival{at: now, job: Job{Tag: i, In: 1 + rng.IntN(150), Out: 1 + rng.IntN(80)}}
 		if rng.IntN(20) == 0 {
-			r.InputTokens += 300
+			r.job.In += 300
 		}
 		sc.reqs = append(sc.reqs, r)
 		sc.shared = append(sc.shared, useShared && rng.IntN(2) == 0)
@@ -77,7 +76,7 @@ func compareResults(got, want []Result) error {
 	}
 	for i := range got {
 		g, w := got[i], want[i]
-		if g.Req != w.Req || g.Rejected != w.Rejected || g.Preemptions != w.Preemptions ||
+		if g.Job != w.Job || g.Rejected != w.Rejected || g.Preemptions != w.Preemptions ||
 			(g.Reason == "") != (w.Reason == "") ||
 			!close9(g.Enqueued, w.Enqueued) || !close9(g.Admitted, w.Admitted) ||
 			!close9(g.FirstToken, w.FirstToken) || !close9(g.Finished, w.Finished) {
@@ -147,7 +146,7 @@ func runScenario(sc scenario) (int64, error) {
 		if sc.useEvent {
 			for {
 				ne := e.NextEvent()
-				if !(ne < r.Arrival) {
+				if !(ne < r.at) {
 					break
 				}
 				if !(ne > e.Now()) {
@@ -170,17 +169,17 @@ func runScenario(sc scenario) (int64, error) {
 				}
 			}
 		}
-		if err := advance(r.Arrival, r.Arrival); err != nil {
+		if err := advance(r.at, r.at); err != nil {
 			return 0, err
 		}
 		submitted++
 		if sc.shared[i] && e.Stats().Running+e.Stats().Queued > 0 {
-			qe.Push(r)
-			qo.Push(r)
+			qe.Push(r.job)
+			qo.Push(r.job)
 			continue
 		}
-		re, oke := e.Submit(r, r.Arrival)
-		ro, oko := o.submit(r, r.Arrival)
+		re, oke := e.Submit(r.job, r.at)
+		ro, oko := o.submit(r.job, r.at)
 		if oke != oko {
 			return 0, fmt.Errorf("request %d: Submit %v, oracle %v", i, oke, oko)
 		}
@@ -249,18 +248,18 @@ func TestPartialAdvanceIdentical(t *testing.T) {
 		b, _ := New(sc.cfg)
 		var ra, rb []Result
 		for _, r := range sc.reqs {
-			ra = a.AdvanceTo(r.Arrival, ra)
+			ra = a.AdvanceTo(r.at, ra)
 			for k := rng.IntN(4); k > 0; k-- {
 				ne := b.NextEvent()
-				tt := b.Now() + (r.Arrival-b.Now())*rng.Float64()
-				if rng.IntN(2) == 0 && ne < r.Arrival {
+				tt := b.Now() + (r.at-b.Now())*rng.Float64()
+				if rng.IntN(2) == 0 && ne < r.at {
 					tt = ne
 				}
 				rb = b.AdvanceTo(tt, rb)
 			}
-			rb = b.AdvanceTo(r.Arrival, rb)
-			x, okA := a.Submit(r, r.Arrival)
-			y, okB := b.Submit(r, r.Arrival)
+			rb = b.AdvanceTo(r.at, rb)
+			x, okA := a.Submit(r.job, r.at)
+			y, okB := b.Submit(r.job, r.at)
 			if okA != okB || x != y {
 				t.Fatalf("scenario %d: Submit differs", i)
 			}
@@ -314,10 +313,10 @@ func TestRealisticAgainstOracle(t *testing.T) {
 		o := newOracle(tc.cfg)
 		var got, want []Result
 		for _, r := range reqs {
-			got = e.AdvanceTo(r.Arrival, got)
-			want = o.advance(r.Arrival, want)
-			e.Submit(r, r.Arrival)
-			o.submit(r, r.Arrival)
+			got = e.AdvanceTo(r.at, got)
+			want = o.advance(r.at, want)
+			e.Submit(r.job, r.at)
+			o.submit(r.job, r.at)
 		}
 		got = e.AdvanceTo(math.Inf(1), got)
 		want = o.advance(math.Inf(1), want)

@@ -1,11 +1,9 @@
 package engine
 
-import "github.com/fleetsim/fleetsim/workload"
-
-// Result is what the engine reports for a request that left it: served to
+// Result is what the engine reports for a job that left it: served to
 // completion, or rejected. Times are absolute simulation times in seconds.
 type Result struct {
-	Req         *workload.Request
+	Job         Job     // the job as submitted (its Tag identifies it to the caller)
 	Enqueued    float64 // when the request reached this instance, s
 	Admitted    float64 // start of the iteration that first admitted it, s
 	FirstToken  float64 // end of the iteration that finished its prefill, s

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -466,10 +467,10 @@ func TestSelfConsistentSaturation(t *testing.T) {
 		shortGPUs int
 		saturated bool
 	}{
-		{"azure", 4096, 1, pools.ShortCalibPaper, 0, 48, true},
-		{"azure", 4096, 1, pools.ShortCalibMix, 0.05, 76, false},
-		{"agent-heavy", 8192, 0.75, pools.ShortCalibPaper, 0, 259, true},
-		{"agent-heavy", 8192, 0.75, pools.ShortCalibMix, 0.05, 375, false},
+		{"azure", 4096, 1, fleetopt.ShortCalibPaper, 0, 48, true},
+		{"azure", 4096, 1, fleetopt.ShortCalibMix, 0.05, 76, false},
+		{"agent-heavy", 8192, 0.75, fleetopt.ShortCalibPaper, 0, 259, true},
+		{"agent-heavy", 8192, 0.75, fleetopt.ShortCalibMix, 0.05, 375, false},
 	}
 	for _, tt := range tests {
 		v, err := Validate(ValidateConfig{Workload: tt.wl, Rate: 1000, BShort: tt.b, PC: tt.pc, Method: "retrofit", Requests: 2000,
@@ -506,18 +507,18 @@ func TestSelfConsistentGPUs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := pools.LookupGPU("a100")
+	g, err := catalog.LookupGPU("a100")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, method := range []string{pools.MethodPR, pools.MethodRetrofit} {
+	for _, method := range []string{fleetopt.MethodPR, fleetopt.MethodRetrofit} {
 		v, err := Validate(ValidateConfig{Workload: "azure", Rate: 1000, BShort: 4096, Method: method, Requests: 1000,
-			ShortCalibration: pools.ShortCalibMix, EstimateNoise: 0.05})
+			ShortCalibration: fleetopt.ShortCalibMix, EstimateNoise: 0.05})
 		if err != nil {
 			t.Fatal(err)
 		}
 		noise := 0.0
-		if method == pools.MethodRetrofit {
+		if method == fleetopt.MethodRetrofit {
 			noise = workload.BytesJitter
 		}
 		for _, p := range v.Plan.Pools {

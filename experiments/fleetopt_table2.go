@@ -3,7 +3,7 @@ package experiments
 import (
 	"fmt"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 )
 
 // fleetOptTable2Paper is FleetOpt Table 2 (γ = 1.5, C_max long = 65,536):
@@ -19,7 +19,7 @@ var fleetOptTable2Paper = map[string]struct {
 
 // FleetOptTable2 reproduces FleetOpt Table 2 from the built-in CDFs and the
 // A100 slot rule: α = F(B), the borderline fraction β = F(⌊1.5B⌋) − F(B),
-// the cliff ratio n_max(B)/n_max(65,536) and the archetype (pools.Archetype).
+// the cliff ratio n_max(B)/n_max(65,536) and the archetype (fleetopt.Archetype).
 func FleetOptTable2(Options) ([]Table, error) {
 	const gamma = 1.5
 	t := Table{
@@ -29,22 +29,22 @@ func FleetOptTable2(Options) ([]Table, error) {
 		Columns: append([]string{"workload", "B_short", "quantity"}, CompareColumns...),
 	}
 	for _, c := range fleetOptCases {
-		pl, cal, err := newPlanner(c.Workload, pools.Config{Rate: FleetOptRate, BShort: c.BShort})
+		pl, cal, err := newPlanner(c.Workload, fleetopt.Config{Rate: FleetOptRate, BShort: c.BShort})
 		if err != nil {
 			return nil, err
 		}
 		g := pl.Config().ShortGPU
 		alpha := cal.F(c.BShort)
 		beta := cal.F(int(gamma*float64(c.BShort))) - alpha
-		cliff := float64(g.Slots(c.BShort)) / float64(pl.Config().LongGPU.Slots(pools.DefaultLongCtx))
+		cliff := float64(g.Slots(c.BShort)) / float64(pl.Config().LongGPU.Slots(fleetopt.DefaultLongCtx))
 		p := fleetOptTable2Paper[c.Workload]
 		keys := []any{c.Label, c.BShort}
 		t.Rows = append(t.Rows,
 			row(append(keys, "α = F(B)"), Compare(alpha, p.Alpha, 3)),
 			row(append(keys, "β = F(1.5B) − F(B)"), Compare(beta, p.Beta, 3)),
 			row(append(keys, "β/(1 − α)"), Compare(beta/(1-alpha), p.Beta/(1-p.Alpha), 3)),
-			row(append(keys, fmt.Sprintf("cliff ρ = %d/%d slots", g.Slots(c.BShort), pl.Config().LongGPU.Slots(pools.DefaultLongCtx))), Compare(cliff, p.Cliff, 2)),
-			row(append(keys, "archetype"), []any{pools.Archetype(alpha, beta), p.Archetype, nil, nil}),
+			row(append(keys, fmt.Sprintf("cliff ρ = %d/%d slots", g.Slots(c.BShort), pl.Config().LongGPU.Slots(fleetopt.DefaultLongCtx))), Compare(cliff, p.Cliff, 2)),
+			row(append(keys, "archetype"), []any{fleetopt.Archetype(alpha, beta), p.Archetype, nil, nil}),
 		)
 	}
 	t.Notes = []string{

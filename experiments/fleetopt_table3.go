@@ -3,7 +3,8 @@ package experiments
 import (
 	"fmt"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -29,23 +30,23 @@ const FleetOptRate = 1000
 
 // newPlanner loads a workload CDF and returns a planner on the A100 profile
 // (both pools) with the fixed 0.8 input split.
-func newPlanner(wl string, cfg pools.Config) (*pools.Planner, *pools.Calibrator, error) {
+func newPlanner(wl string, cfg fleetopt.Config) (*fleetopt.Planner, *fleetopt.Calibrator, error) {
 	cdf, err := workload.LoadCDF(wl)
 	if err != nil {
 		return nil, nil, err
 	}
 	if cfg.ShortGPU.Name == "" {
-		g, err := pools.LookupGPU("a100")
+		g, err := catalog.LookupGPU("a100")
 		if err != nil {
 			return nil, nil, err
 		}
 		cfg.ShortGPU, cfg.LongGPU = g, g
 	}
-	cal, err := pools.NewCalibrator(cdf, workload.DefaultInputFraction, cfg.ShortGPU.ChunkTokens)
+	cal, err := fleetopt.NewCalibrator(cdf, workload.DefaultInputFraction, cfg.ShortGPU.ChunkTokens)
 	if err != nil {
 		return nil, nil, err
 	}
-	pl, err := pools.NewPlanner(cal, cfg)
+	pl, err := fleetopt.NewPlanner(cal, cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", wl, err)
 	}
@@ -84,33 +85,33 @@ var fleetOptTable3Paper = map[string][4]table3Paper{
 }
 
 var methodLabels = map[string]string{
-	pools.MethodHomo:     "Homogeneous",
-	pools.MethodPR:       "Pool routing (PR)",
-	pools.MethodRetrofit: "PR + C&R (γ = 1.5)",
-	pools.MethodFleetOpt: "FleetOpt (γ*)",
+	fleetopt.MethodHomo:     "Homogeneous",
+	fleetopt.MethodPR:       "Pool routing (PR)",
+	fleetopt.MethodRetrofit: "PR + C&R (γ = 1.5)",
+	fleetopt.MethodFleetOpt: "FleetOpt (γ*)",
 }
 
 // MixLabel labels the extra rows of FleetOpt Table 3 planned with the
-// simulation-consistent C&R traffic model (pools.ShortCalibMix, router
+// simulation-consistent C&R traffic model (fleetopt.ShortCalibMix, router
 // estimate noise workload.BytesJitter): our value only, no paper column.
 const MixLabel = "mix (simulation-consistent)"
 
 // fleetOptTable3Plans plans every method of Table 3 for every workload with
-// the given calibration and C&R traffic model (pools.ShortCalibPaper
-// reproduces the paper; pools.ShortCalibMix uses σ = workload.BytesJitter).
-func fleetOptTable3Plans(calibration string, seed uint64, shortCal string) (map[string]pools.Plan, error) {
+// the given calibration and C&R traffic model (fleetopt.ShortCalibPaper
+// reproduces the paper; fleetopt.ShortCalibMix uses σ = workload.BytesJitter).
+func fleetOptTable3Plans(calibration string, seed uint64, shortCal string) (map[string]fleetopt.Plan, error) {
 	noise := 0.0
-	if shortCal == pools.ShortCalibMix {
+	if shortCal == fleetopt.ShortCalibMix {
 		noise = workload.BytesJitter
 	}
-	out := map[string]pools.Plan{}
+	out := map[string]fleetopt.Plan{}
 	for _, c := range fleetOptCases {
-		pl, _, err := newPlanner(c.Workload, pools.Config{Rate: FleetOptRate, BShort: c.BShort, Gamma: 1.5, PC: c.PC,
+		pl, _, err := newPlanner(c.Workload, fleetopt.Config{Rate: FleetOptRate, BShort: c.BShort, Gamma: 1.5, PC: c.PC,
 			Calibration: calibration, Seed: seed, FixB: true, ShortCalibration: shortCal, EstimateNoise: noise})
 		if err != nil {
 			return nil, err
 		}
-		plan, err := pl.Run(pools.Methods())
+		plan, err := pl.Run(fleetopt.Methods())
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Workload, err)
 		}
@@ -120,7 +121,7 @@ func fleetOptTable3Plans(calibration string, seed uint64, shortCal string) (map[
 }
 
 // poolGPUs returns the GPU count of the named pool of m (0 when absent).
-func poolGPUs(m pools.MethodPlan, name string) int {
+func poolGPUs(m fleetopt.MethodPlan, name string) int {
 	for _, p := range m.Pools {
 		if p.Name == name {
 			return p.GPUs
@@ -136,17 +137,17 @@ func poolGPUs(m pools.MethodPlan, name string) int {
 // (3,000 samples, the paper's method; seed 42 unless Options.Seed). The
 // paper rows use the paper's C&R traffic model (Algorithm 1); after each
 // C&R method an extra row block labelled MixLabel gives our fleet under
-// pools.ShortCalibMix, which holds in simulation (docs/planner.md §5), with
+// fleetopt.ShortCalibMix, which holds in simulation (docs/planner.md §5), with
 // no paper value.
 func FleetOptTable3(o Options) ([]Table, error) {
 	var out []Table
-	for _, calib := range []string{pools.CalibExact, pools.CalibMonteCarlo} {
-		seed := o.seed(pools.DefaultSeed)
-		plans, err := fleetOptTable3Plans(calib, seed, pools.ShortCalibPaper)
+	for _, calib := range []string{fleetopt.CalibExact, fleetopt.CalibMonteCarlo} {
+		seed := o.seed(fleetopt.DefaultSeed)
+		plans, err := fleetOptTable3Plans(calib, seed, fleetopt.ShortCalibPaper)
 		if err != nil {
 			return nil, err
 		}
-		mixPlans, err := fleetOptTable3Plans(calib, seed, pools.ShortCalibMix)
+		mixPlans, err := fleetOptTable3Plans(calib, seed, fleetopt.ShortCalibMix)
 		if err != nil {
 			return nil, err
 		}
@@ -156,10 +157,10 @@ func FleetOptTable3(o Options) ([]Table, error) {
 			Columns: append([]string{"workload", "method", "quantity"}, CompareColumns...),
 		}
 		switch calib {
-		case pools.CalibExact:
+		case fleetopt.CalibExact:
 			t.Title = "FleetOpt Table 3 — fleet GPUs and annual cost at λ = 1,000 req/s (planner, exact calibration)"
 		default:
-			t.Title = fmt.Sprintf("FleetOpt Table 3 — the same with stratified Monte Carlo calibration (%d samples, seed %d)", pools.MCSamples, seed)
+			t.Title = fmt.Sprintf("FleetOpt Table 3 — the same with stratified Monte Carlo calibration (%d samples, seed %d)", fleetopt.MCSamples, seed)
 		}
 		for _, c := range fleetOptCases {
 			plan := plans[c.Workload]
@@ -171,19 +172,19 @@ func FleetOptTable3(o Options) ([]Table, error) {
 				add := func(q string, ours, paper float64, digits int) {
 					t.Rows = append(t.Rows, row([]any{wl, label, q}, Compare(ours, paper, digits)))
 				}
-				if m.Method != pools.MethodHomo {
+				if m.Method != fleetopt.MethodHomo {
 					add("short GPUs n_s", float64(poolGPUs(m, "short")), p.Short, 0)
 					add("long GPUs n_l", float64(poolGPUs(m, "long")), p.Long, 0)
 				}
 				add("total GPUs", float64(m.TotalGPUs), p.Total, 0)
 				add("annual cost K$", m.AnnualUSD/1000, p.CostK, 0)
-				if m.Method != pools.MethodHomo {
+				if m.Method != fleetopt.MethodHomo {
 					add("savings %", 100*m.Savings, p.Savings, 1)
 				}
-				if m.Method == pools.MethodFleetOpt {
+				if m.Method == fleetopt.MethodFleetOpt {
 					add("γ*", m.Gamma, p.Gamma, 1)
 				}
-				if m.Method != pools.MethodRetrofit && m.Method != pools.MethodFleetOpt {
+				if m.Method != fleetopt.MethodRetrofit && m.Method != fleetopt.MethodFleetOpt {
 					continue
 				}
 				// The same method under the mix model: ours only.
@@ -197,17 +198,17 @@ func FleetOptTable3(o Options) ([]Table, error) {
 				ours("total GPUs", float64(mm.TotalGPUs), 0)
 				ours("annual cost K$", mm.AnnualUSD/1000, 0)
 				ours("savings %", 100*mm.Savings, 1)
-				if mm.Method == pools.MethodFleetOpt {
+				if mm.Method == fleetopt.MethodFleetOpt {
 					ours("γ*", mm.Gamma, 1)
 				}
 			}
 		}
 		t.Notes = []string{
-			"Ours: pools.Planner at ρ_max = 0.85, A100 (W = 8 ms, H = 0.65 ms, 65,536 KV blocks, $2.21/h), timing preset kv, L_in = floor(0.8·L), chunk 512; FleetOpt sweeps γ ∈ {1.0, …, 2.0} at the paper's fixed B (`--fix-b`).",
+			"Ours: fleetopt.Planner at ρ_max = 0.85, A100 (W = 8 ms, H = 0.65 ms, 65,536 KV blocks, $2.21/h), timing preset kv, L_in = floor(0.8·L), chunk 512; FleetOpt sweeps γ ∈ {1.0, …, 2.0} at the paper's fixed B (`--fix-b`).",
 			"Rows marked '" + MixLabel + "' are ours only (no paper value): the same method planned with --short-calibration mix (each C&R pool sized for the traffic it really receives: compressed band requests keep their full output; router estimate noise σ = 0.05). The paper's C&R short pools (Algorithm 1) saturate when simulated; the mix fleets hold (docs/planner.md §5). Savings are against the same homogeneous fleet.",
 			"The paper calibrates by Monte Carlo (3,000 samples); one draw moves a pool's load by its relative standard error sqrt(C_s²/3000): 2–2.4% for most pools, 7.2% for LMSYS long and 14.5% for the LMSYS homogeneous pool. Differences of that size are sampling noise (docs/planner.md §6).",
 		}
-		if calib == pools.CalibMonteCarlo {
+		if calib == fleetopt.CalibMonteCarlo {
 			t.Notes = append(t.Notes, "Monte Carlo here is pools' stratified estimator (one draw per stratum of [0, 1) through the CDF's inverse, a fresh sample per pool slice, stream 'planner'): its counts stay close to the exact ones; plain i.i.d. draws as in the paper are --calibration montecarlo-iid.")
 		}
 		out = append(out, t)

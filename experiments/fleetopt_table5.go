@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 )
 
 // fleetOptTable5Paper is FleetOpt Table 5 (λ = 1,000 req/s, PR fleets,
@@ -44,7 +44,7 @@ func FleetOptTable5(o Options) ([]Table, error) {
 	var runs []string
 	for _, c := range fleetOptCases {
 		o.say("fleetopt-table5: simulating the %s PR fleet (B = %d)", c.Workload, c.BShort)
-		v, err := Validate(ValidateConfig{Workload: c.Workload, Rate: FleetOptRate, BShort: c.BShort, Method: pools.MethodPR,
+		v, err := Validate(ValidateConfig{Workload: c.Workload, Rate: FleetOptRate, BShort: c.BShort, Method: fleetopt.MethodPR,
 			Requests: o.Requests, Seed: o.seed(1)})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Workload, err)

@@ -3,7 +3,7 @@ package experiments
 import (
 	"fmt"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 )
 
 // fleetOptTable6Paper is FleetOpt Table 6 (agent-heavy, B = 8,192, γ* from
@@ -33,16 +33,16 @@ func FleetOptTable6(Options) ([]Table, error) {
 		Columns: append([]string{"λ req/s", "quantity"}, CompareColumns...),
 	}
 	for _, p := range fleetOptTable6Paper {
-		pl, _, err := newPlanner("agent-heavy", pools.Config{Rate: p.Rate, BShort: 8192, PC: 0.75, FixB: true})
+		pl, _, err := newPlanner("agent-heavy", fleetopt.Config{Rate: p.Rate, BShort: 8192, PC: 0.75, FixB: true})
 		if err != nil {
 			return nil, err
 		}
-		plan, err := pl.Run([]string{pools.MethodHomo, pools.MethodPR, pools.MethodFleetOpt})
+		plan, err := pl.Run([]string{fleetopt.MethodHomo, fleetopt.MethodPR, fleetopt.MethodFleetOpt})
 		if err != nil {
 			return nil, fmt.Errorf("agent-heavy at %g req/s: %w", p.Rate, err)
 		}
 		h, pr, fo := plan.Methods[0], plan.Methods[1], plan.Methods[2]
-		save := func(m pools.MethodPlan) float64 { return 100 * (1 - float64(m.TotalGPUs)/float64(h.TotalGPUs)) }
+		save := func(m fleetopt.MethodPlan) float64 { return 100 * (1 - float64(m.TotalGPUs)/float64(h.TotalGPUs)) }
 		k := []any{int(p.Rate)}
 		t.Rows = append(t.Rows,
 			row(append(k, "homogeneous GPUs"), Compare(float64(h.TotalGPUs), p.Homo, 0)),

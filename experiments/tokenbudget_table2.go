@@ -3,7 +3,8 @@ package experiments
 import (
 	"fmt"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -26,7 +27,7 @@ var tokenBudgetTable2Paper = []struct {
 // TokenBudgetTable2 reproduces token-budget Table 2: the homogeneous fleet
 // (65,536 tokens, 16 slots) and the token-budget fleet (8,192 / 65,536) at
 // 1,000 req/s, sized by the paper's analytical profiler
-// ceil(λ/μ·β) with headroom β = 1.08 / 1.05 / 1.02 (pools.PoolPlan.
+// ceil(λ/μ·β) with headroom β = 1.08 / 1.05 / 1.02 (fleetopt.PoolPlan.
 // ProfilerGPUs), with the paper's timing model t_iter = W + H·n_slots
 // (preset "paper") and the fixed split at the mean of the paper's normal
 // split (L_in = floor(0.9·L) for Azure, floor(0.25·L) for LMSYS).
@@ -37,7 +38,7 @@ func TokenBudgetTable2(Options) ([]Table, error) {
 		Source:  "token-budget pool routing (arXiv 2604.09613) Table 2 (and Table 1's μ)",
 		Columns: append([]string{"workload", "quantity"}, CompareColumns...),
 	}
-	g, err := pools.LookupGPU("a100")
+	g, err := catalog.LookupGPU("a100")
 	if err != nil {
 		return nil, err
 	}
@@ -46,20 +47,20 @@ func TokenBudgetTable2(Options) ([]Table, error) {
 		if err != nil {
 			return nil, err
 		}
-		cal, err := pools.NewCalibrator(cdf, p.InputFraction, g.ChunkTokens)
+		cal, err := fleetopt.NewCalibrator(cdf, p.InputFraction, g.ChunkTokens)
 		if err != nil {
 			return nil, err
 		}
-		pl, err := pools.NewPlanner(cal, pools.Config{Rate: 1000, ShortGPU: g, LongGPU: g, BShort: 8192, Timing: pools.TimingPaper})
+		pl, err := fleetopt.NewPlanner(cal, fleetopt.Config{Rate: 1000, ShortGPU: g, LongGPU: g, BShort: 8192, Timing: catalog.TimingPaper})
 		if err != nil {
 			return nil, err
 		}
-		plan, err := pl.Run([]string{pools.MethodHomo, pools.MethodPR})
+		plan, err := pl.Run([]string{fleetopt.MethodHomo, fleetopt.MethodPR})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Workload, err)
 		}
 		h, tb := plan.Methods[0], plan.Methods[1]
-		var short, long pools.PoolPlan
+		var short, long fleetopt.PoolPlan
 		for _, pp := range tb.Pools {
 			if pp.Name == "short" {
 				short = pp
@@ -81,7 +82,7 @@ func TokenBudgetTable2(Options) ([]Table, error) {
 		)
 	}
 	t.Notes = []string{
-		"Ours: pools.Planner's profiler_gpus = ceil(λ/μ_gpu·β) (App. A) on our built-in azure and lmsys CDFs (the FleetOpt paper's), A100 profile, timing preset paper (t_iter = W + H·n_slots, App. A eq. 9), chunk 512.",
+		"Ours: fleetopt.Planner's profiler_gpus = ceil(λ/μ_gpu·β) (App. A) on our built-in azure and lmsys CDFs (the FleetOpt paper's), A100 profile, timing preset paper (t_iter = W + H·n_slots, App. A eq. 9), chunk 512.",
 		"The token-budget paper used its own 'Azure-Derived' and 'LMSYS-Derived' 10,000-request traces and a normal input/output split; we have neither. Our azure CDF puts far more than 92% of requests below 8,192 tokens, so our long pool is tiny; our lmsys CDF is longer than the paper's (mean L_in 69.5 + L_out 214.5 tokens), so every μ is lower. The fleets are therefore not comparable in absolute terms; see docs/experiments.md.",
 	}
 	return []Table{t}, nil

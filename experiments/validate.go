@@ -5,7 +5,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -48,13 +49,13 @@ type ValidateConfig struct {
 	Calibration string  // exact (default), montecarlo (stratified) or montecarlo-iid
 	Timing      string  // kv (default) or paper; planner and simulator use the same
 	// ShortCalibration is the planner's C&R traffic model
-	// (pools.Config.ShortCalibration): pools.ShortCalibPaper (FleetOpt
-	// Algorithm 1, the library default when empty) or pools.ShortCalibMix
+	// (fleetopt.Config.ShortCalibration): fleetopt.ShortCalibPaper (FleetOpt
+	// Algorithm 1, the library default when empty) or fleetopt.ShortCalibMix
 	// (the `fleetsim validate` and `fleetsim plan` default). Only retrofit
 	// and fleetopt depend on it.
 	ShortCalibration string
 	// EstimateNoise is the router-estimate noise σ the mix model assumes
-	// (pools.Config.EstimateNoise; the CLI's default is
+	// (fleetopt.Config.EstimateNoise; the CLI's default is
 	// workload.BytesJitter = 0.05). Ignored under paper.
 	EstimateNoise float64
 	// Requests is the number of requests simulated. 0 = enough for
@@ -129,21 +130,21 @@ type Validation struct {
 	Calibration string  `json:"calibration"`
 	Timing      string  `json:"timing"`
 	// ShortCalibration and EstimateNoise are the planner's C&R traffic
-	// model (pools.ShortCalibPaper or pools.ShortCalibMix) and its σ (0
+	// model (fleetopt.ShortCalibPaper or fleetopt.ShortCalibMix) and its σ (0
 	// under paper).
-	ShortCalibration string           `json:"short_calibration"`
-	EstimateNoise    float64          `json:"estimate_noise"`
-	RhoMax           float64          `json:"rho_max"` // the planner's utilization cap
-	Seed             uint64           `json:"seed"`
-	Requests         int              `json:"requests"`
-	WarmupFraction   float64          `json:"warmup_fraction"`
-	WarmupS          float64          `json:"warmup_s"`   // expected warm-up span, s
-	WindowS          float64          `json:"window_s"`   // measured window, s
-	SimTimeS         float64          `json:"sim_time_s"` // simulated time incl. drain, s
-	TotalGPUs        int              `json:"total_gpus"`
-	Pools            []PoolValidation `json:"pools"`
-	Warnings         []string         `json:"warnings,omitempty"`
-	Plan             pools.MethodPlan `json:"plan"`
+	ShortCalibration string              `json:"short_calibration"`
+	EstimateNoise    float64             `json:"estimate_noise"`
+	RhoMax           float64             `json:"rho_max"` // the planner's utilization cap
+	Seed             uint64              `json:"seed"`
+	Requests         int                 `json:"requests"`
+	WarmupFraction   float64             `json:"warmup_fraction"`
+	WarmupS          float64             `json:"warmup_s"`   // expected warm-up span, s
+	WindowS          float64             `json:"window_s"`   // measured window, s
+	SimTimeS         float64             `json:"sim_time_s"` // simulated time incl. drain, s
+	TotalGPUs        int                 `json:"total_gpus"`
+	Pools            []PoolValidation    `json:"pools"`
+	Warnings         []string            `json:"warnings,omitempty"`
+	Plan             fleetopt.MethodPlan `json:"plan"`
 }
 
 // Validate plans cfg's fleet, simulates it and returns both. Bad input is
@@ -157,13 +158,13 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 		c.GPULong = c.GPU
 	}
 	if c.Method == "" {
-		c.Method = pools.MethodPR
+		c.Method = fleetopt.MethodPR
 	}
 	if c.Seed == 0 {
 		c.Seed = 1
 	}
 	if c.Timing == "" {
-		c.Timing = pools.DefaultTiming
+		c.Timing = catalog.DefaultTiming
 	}
 	if c.PC == 0 {
 		c.PC = 1
@@ -177,33 +178,33 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 		return nil, fmt.Errorf("warmup %v: must be in [0, 1) (0 = automatic)", c.WarmupFraction)
 	}
 	switch c.Method {
-	case pools.MethodHomo, pools.MethodPR, pools.MethodRetrofit, pools.MethodFleetOpt:
+	case fleetopt.MethodHomo, fleetopt.MethodPR, fleetopt.MethodRetrofit, fleetopt.MethodFleetOpt:
 	default:
 		return nil, fmt.Errorf("method %q: allowed homo, pr, retrofit, fleetopt", c.Method)
 	}
-	if c.Method != pools.MethodHomo && c.Method != pools.MethodFleetOpt && c.BShort == 0 {
+	if c.Method != fleetopt.MethodHomo && c.Method != fleetopt.MethodFleetOpt && c.BShort == 0 {
 		return nil, fmt.Errorf("b-short 0: method %s needs a short-pool boundary in tokens (e.g. 4096)", c.Method)
 	}
-	short, err := pools.LookupGPU(c.GPU)
+	short, err := catalog.LookupGPU(c.GPU)
 	if err != nil {
-		return nil, fmt.Errorf("gpu %q: unknown (allowed: %s)", c.GPU, strings.Join(pools.GPUNames(), ", "))
+		return nil, fmt.Errorf("gpu %q: unknown (allowed: %s)", c.GPU, strings.Join(catalog.GPUNames(), ", "))
 	}
-	long, err := pools.LookupGPU(c.GPULong)
+	long, err := catalog.LookupGPU(c.GPULong)
 	if err != nil {
-		return nil, fmt.Errorf("gpu-long %q: unknown (allowed: %s)", c.GPULong, strings.Join(pools.GPUNames(), ", "))
+		return nil, fmt.Errorf("gpu-long %q: unknown (allowed: %s)", c.GPULong, strings.Join(catalog.GPUNames(), ", "))
 	}
 	cdf, err := workload.LoadCDF(c.Workload)
 	if err != nil {
 		return nil, err // names the workload already
 	}
-	cal, err := pools.NewCalibrator(cdf, workload.DefaultInputFraction, short.ChunkTokens)
+	cal, err := fleetopt.NewCalibrator(cdf, workload.DefaultInputFraction, short.ChunkTokens)
 	if err != nil {
 		return nil, fmt.Errorf("workload %q: %w", c.Workload, err)
 	}
-	pl, err := pools.NewPlanner(cal, pools.Config{Rate: c.Rate, RhoMax: c.RhoMax, ShortGPU: short, LongGPU: long,
+	pl, err := fleetopt.NewPlanner(cal, fleetopt.Config{Rate: c.Rate, RhoMax: c.RhoMax, ShortGPU: short, LongGPU: long,
 		BShort: c.BShort, Gamma: c.Gamma, PC: c.PC, Calibration: c.Calibration, Timing: c.Timing,
 		ShortCalibration: c.ShortCalibration, EstimateNoise: c.EstimateNoise,
-		FixB: c.Method == pools.MethodFleetOpt && c.BShort > 0})
+		FixB: c.Method == fleetopt.MethodFleetOpt && c.BShort > 0})
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +280,7 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 		se := selfConsistent(cdf, plan.InputFraction, g, p, m, c.Rate, plan.Timing, noise, plan.RhoMax)
 		if se.U >= 1 {
 			why := fmt.Sprintf("the traffic the router really sends it (estimate noise σ = %g included) needs more slot time than its %d GPUs have", noise, p.GPUs)
-			if p.Name == "short" && m.Gamma > 1 && plan.ShortCalibration == pools.ShortCalibPaper {
+			if p.Name == "short" && m.Gamma > 1 && plan.ShortCalibration == fleetopt.ShortCalibPaper {
 				why = "--short-calibration paper (FleetOpt Algorithm 1) sizes the short pool for (0, B] only, but it also serves the compressed band, whose requests keep their full output and hold a context near B (--short-calibration mix sizes it for that traffic)"
 			}
 			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: no stable operating point once the iteration time follows the batch it holds (a·b = %.3f, u = a·W/(1 − a·b) %s): %s; expect it to saturate",
@@ -372,7 +373,7 @@ func compressProb(L, in, gb int, sigma float64) float64 {
 // or a·W/(1 − a·b) >= 1, there is no stable operating point (the pool
 // saturates) and u is 1. Solving u <= ρ_max for n gives the GPU estimate
 // n >= λ_p·E[k]·(W/ρ_max + b)/slots (b does not depend on n).
-func selfConsistent(cdf *workload.CDF, frac float64, g pools.GPU, p pools.PoolPlan, m pools.MethodPlan, rate float64, timing string, sigma, rhoMax float64) selfEstimate {
+func selfConsistent(cdf *workload.CDF, frac float64, g catalog.GPU, p fleetopt.PoolPlan, m fleetopt.MethodPlan, rate float64, timing string, sigma, rhoMax float64) selfEstimate {
 	if p.GPUs < 1 || p.Slots < 1 {
 		return selfEstimate{}
 	}
@@ -423,7 +424,7 @@ func selfConsistent(cdf *workload.CDF, frac float64, g pools.GPU, p pools.PoolPl
 	}
 	r := rate * k / float64(p.Slots) // λ_p·E[k]/slots
 	coef := g.H * float64(p.Slots)
-	if timing == pools.TimingKV {
+	if timing == catalog.TimingKV {
 		coef = g.H / float64(g.CalibCtx) * float64(p.Slots) * kl / k
 	}
 	a := r / float64(p.GPUs)

@@ -50,9 +50,10 @@ import (
 //     skipped.
 //
 // Decision.EstimatedTokens is always the estimate of the original request.
-// Observe feeds the Estimator; for a compressed request served with fewer
-// prompt tokens than r.InputTokens, the original ratio Bytes/InputTokens is
-// observed (the compressed prompt's bytes scale with its tokens).
+// Observe feeds the Estimator with Bytes and the original prompt's true
+// token count, compressed or not (see Router: the compressor measured it;
+// the compressed prompt's bytes scale with its tokens, so the ratio is the
+// same).
 //
 // A TokenBudget is not safe for concurrent use (the simulator calls it from
 // one goroutine).
@@ -189,11 +190,8 @@ func (t *TokenBudget) overloaded(p int, l *Load) bool {
 		(t.spillKV > 0 && l.KVOccupancy > t.spillKV)
 }
 
-// Observe implements Router: it feeds the request's byte length and true
-// prompt token count to the Estimator.
+// Observe implements Router: it feeds the request's byte length and its
+// prompt's true token count (promptTokens, see Router) to the Estimator.
 func (t *TokenBudget) Observe(r *workload.Request, promptTokens int) {
-	if r.InputTokens > promptTokens {
-		promptTokens = r.InputTokens
-	}
 	t.est.Observe(r.Category, r.Bytes, promptTokens)
 }

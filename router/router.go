@@ -33,9 +33,15 @@ type Decision struct {
 // Router routes requests to pools. Pools are fixed at construction, sorted
 // by MaxContext ascending.
 //
-// Route is called in arrival order with the pools' current loads. Observe is
-// called once per served request, in simulated completion order, with the
-// true prompt token count (usage.prompt_tokens); routers that learn use it.
+// Route is called in arrival order with the pools' current loads; it must
+// not modify r. Observe is called once per served request, in simulated
+// completion order, with the request as it arrived and promptTokens, the
+// true token count of the prompt r.Bytes measures: what the serving side
+// reports (usage.prompt_tokens) for a prompt sent as is, and for a prompt
+// compress-and-route shortened, the count the compressor measured on the
+// original before shortening it (not the shorter count served). Routers
+// that learn bytes per token use it; it is the only place the true count
+// reaches them.
 type Router interface {
 	Route(r *workload.Request, loads []Load) Decision
 	Observe(r *workload.Request, promptTokens int)

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -18,13 +18,20 @@ import (
 // PoolConfig is one pool of identical instances.
 type PoolConfig struct {
 	Name       string `json:"name" yaml:"name"`
-	GPU        string `json:"gpu" yaml:"gpu"`                               // catalog name (pools.LookupGPU)
+	GPU        string `json:"gpu" yaml:"gpu"`                               // catalog name (catalog.LookupGPU)
 	Count      int    `json:"count" yaml:"count"`                           // instances
 	MaxContext int    `json:"max_ctx" yaml:"max_ctx"`                       // tokens
 	Dispatch   string `json:"dispatch,omitempty" yaml:"dispatch,omitempty"` // "central" (default), "jsq", "rr"
 	// QueueLimit caps the requests waiting in the pool; arrivals beyond it
 	// are rejected and counted. 0 means no limit.
 	QueueLimit int `json:"queue_limit,omitempty" yaml:"queue_limit,omitempty"`
+	// Profile names a variant profile file (`fleetsim fit`) whose decode and
+	// prefill constants replace the GPU's iteration timing; ProfileName
+	// picks one profile of a file that holds several. The CLI reads the
+	// file into Override (sim does no I/O). See docs/variants.md.
+	Profile     string          `json:"profile,omitempty" yaml:"profile,omitempty"`
+	ProfileName string          `json:"profile_name,omitempty" yaml:"profile_name,omitempty"`
+	Override    *EngineOverride `json:"override,omitempty" yaml:"-"`
 }
 
 // RouterConfig selects and tunes the router.
@@ -88,7 +95,7 @@ const (
 var (
 	dispatchNames = []string{DispatchCentral, DispatchJSQ, DispatchRR}
 	routerNames   = []string{RouterLength, RouterTokenBudget, RouterSpillover, RouterCR}
-	timingNames   = []string{pools.TimingPaper, pools.TimingKV}
+	timingNames   = []string{catalog.TimingPaper, catalog.TimingKV}
 )
 
 // Defaults returns the default scenario: the FleetOpt paper's pool-routing
@@ -109,7 +116,7 @@ func Defaults() Config {
 			{Name: "short", GPU: "a100", Count: 43, MaxContext: 4096},
 			{Name: "long", GPU: "a100", Count: 131, MaxContext: 65536},
 		},
-		Timing:         pools.DefaultTiming,
+		Timing:         catalog.DefaultTiming,
 		Router:         RouterConfig{Kind: RouterLength},
 		WarmupFraction: 0.2,
 		SLO:            SLO{TTFTS: 0.5, TPOTS: 0.08},
@@ -160,9 +167,9 @@ func (c *Config) Validate() error {
 			return bad(f+".name", p.Name, "duplicate pool name (also pools[%d]); names must be unique", j)
 		}
 		seen[p.Name] = i
-		g, err := pools.LookupGPU(p.GPU)
+		g, err := catalog.LookupGPU(p.GPU)
 		if err != nil {
-			return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s)", strings.Join(pools.GPUNames(), ", "))
+			return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s)", strings.Join(catalog.GPUNames(), ", "))
 		}
 		if p.Count < 1 || p.Count > MaxInstances {
 			return bad(f+".count", p.Count, "a pool needs 1 to %d instances", MaxInstances)
@@ -184,6 +191,9 @@ func (c *Config) Validate() error {
 		if p.QueueLimit < 0 {
 			return bad(f+".queue_limit", p.QueueLimit, "must be >= 0 (0 = no limit)")
 		}
+		if err := p.Override.validate(f, p); err != nil {
+			return err
+		}
 	}
 	if c.Router.Kind != "" && !slices.Contains(routerNames, c.Router.Kind) {
 		return bad("router.kind", c.Router.Kind, "allowed: %s", strings.Join(routerNames, ", "))
@@ -192,7 +202,7 @@ func (c *Config) Validate() error {
 	// building it exactly as a run does.
 	rp := make([]router.Pool, len(c.Pools))
 	for i, p := range c.Pools {
-		g, _ := pools.LookupGPU(p.GPU)
+		g, _ := catalog.LookupGPU(p.GPU)
 		rp[i] = router.Pool{Name: p.Name, MaxContext: p.MaxContext, GPUs: p.Count, Slots: g.Slots(p.MaxContext)}
 	}
 	sort.SliceStable(rp, func(i, j int) bool { return rp[i].MaxContext < rp[j].MaxContext })

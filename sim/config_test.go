@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
 )
 
 func TestDefaultsValid(t *testing.T) {
@@ -35,7 +35,7 @@ func TestValidate(t *testing.T) {
 		{"no workload", func(c *Config) { c.Workload.CDF = "" }, "workload.cdf", `""`},
 		{"cdf and trace", func(c *Config) { c.Workload.Trace = "x.csv" }, "workload.trace", "x.csv"},
 		{"unknown timing", func(c *Config) { c.Timing = "fast" }, "timing", "fast"},
-		{"paper timing", func(c *Config) { c.Timing = pools.TimingPaper }, "", ""},
+		{"paper timing", func(c *Config) { c.Timing = catalog.TimingPaper }, "", ""},
 		{"no pools", func(c *Config) { c.Pools = nil }, "pools", "[]"},
 		{"unknown GPU", func(c *Config) { c.Pools[1].GPU = "b200" }, "pools[1].gpu", "b200"},
 		{"GPU case-insensitive", func(c *Config) { c.Pools[1].GPU = "A100" }, "", ""},
@@ -46,7 +46,7 @@ func TestValidate(t *testing.T) {
 		{"huge count", func(c *Config) { c.Pools[0].Count = 99_999_999_999 }, "pools[0].count", "99999999999"},
 		{"fleet over the instance cap", func(c *Config) { c.Pools[0].Count, c.Pools[1].Count = 600_000, 600_000 }, "pools[1].count", "600000"},
 		{"fleet at the instance cap", func(c *Config) { c.Pools[0].Count, c.Pools[1].Count = 500_000, 500_000 }, "", ""},
-		// A100: 65,536 blocks of 16 tokens = 1,048,576 tokens (pools/gpu.go).
+		// A100: 65,536 blocks of 16 tokens = 1,048,576 tokens (pools/catalog/gpu.go).
 		{"max ctx over KV budget", func(c *Config) { c.Pools[1].MaxContext = 2_000_000 }, "pools[1].max_ctx", "2000000"},
 		{"max ctx at KV budget", func(c *Config) { c.Pools[1].MaxContext = 1_048_576 }, "", ""},
 		{"duplicate names", func(c *Config) { c.Pools[1].Name = "short" }, "pools[1].name", "short"},

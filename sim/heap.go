@@ -3,7 +3,7 @@ package sim
 import (
 	"math/bits"
 
-	"github.com/fleetsim/fleetsim/workload"
+	"github.com/fleetsim/fleetsim/engine"
 )
 
 // idxHeap is an indexed 4-ary min-heap over the instances 0..n-1 of a pool,
@@ -98,10 +98,10 @@ func (h *idxHeap) down(k int) {
 	h.pos[x.i] = int32(k)
 }
 
-// fifo is a growable ring buffer of requests: a pool's central queue. It
+// fifo is a growable ring buffer of jobs: a pool's central queue. It
 // implements engine.Queue so that a pool's instances can share it.
 type fifo struct {
-	buf  []*workload.Request
+	buf  []*engine.Job
 	head int
 	n    int
 }
@@ -110,7 +110,7 @@ type fifo struct {
 func (q *fifo) Len() int { return q.n }
 
 // Peek returns the head of the line, nil when empty.
-func (q *fifo) Peek() *workload.Request {
+func (q *fifo) Peek() *engine.Job {
 	if q.n == 0 {
 		return nil
 	}
@@ -118,7 +118,7 @@ func (q *fifo) Peek() *workload.Request {
 }
 
 // Pop removes and returns the head of the line (nil when empty).
-func (q *fifo) Pop() *workload.Request {
+func (q *fifo) Pop() *engine.Job {
 	if q.n == 0 {
 		return nil
 	}
@@ -133,9 +133,9 @@ func (q *fifo) Pop() *workload.Request {
 }
 
 // Push appends r at the tail.
-func (q *fifo) Push(r *workload.Request) {
+func (q *fifo) Push(r *engine.Job) {
 	if q.n == len(q.buf) {
-		nb := make([]*workload.Request, max(16, 2*len(q.buf)))
+		nb := make([]*engine.Job, max(16, 2*len(q.buf)))
 		for i := range q.n {
 			nb[i] = q.buf[(q.head+i)%len(q.buf)]
 		}

@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/fleetsim/fleetsim/engine"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -73,7 +74,7 @@ func TestSlotIndex(t *testing.T) {
 
 func TestFIFO(t *testing.T) {
 	var q fifo
-	reqs := make([]workload.Request, 100)
+	reqs := make([]engine.Job, 100)
 	next := 0
 	for round := range 50 {
 		for range round % 7 {

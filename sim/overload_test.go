@@ -8,7 +8,7 @@ import (
 )
 
 // TestOverloadDetector: one a10g instance at max context 2048 (20 slots,
-// pools/gpu.go) serves L_total uniform in [50, 2000] (L_out ~ 20%): about
+// pools/catalog/gpu.go) serves L_total uniform in [50, 2000] (L_out ~ 20%): about
 // 200 decode iterations of ~7 ms each per request, so roughly 14 req/s at
 // full batch. At 40 req/s the pool must be flagged with a backlog growing by
 // roughly the excess (tens of req/s); at 5 and 10 req/s it must not.
@@ -47,7 +47,7 @@ func TestOverloadDetector(t *testing.T) {
 
 // TestUtilizationLightLoad: paper timing (t_iter = W + H*n_active), L_in =
 // 100, L_out = 10, so a request alone takes 10 iterations of W + H =
-// 8.65 ms (A100, pools/gpu.go): S = 86.5 ms. At 2 req/s over 2 instances
+// 8.65 ms (A100, pools/catalog/gpu.go): S = 86.5 ms. At 2 req/s over 2 instances
 // requests rarely overlap, so the slot utilization is close to
 // lambda*S/(c*slots) with slots = 256 (A100 at 4096); overlaps lengthen
 // iterations by H per extra sequence, well under 1% here.

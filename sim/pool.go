@@ -5,8 +5,7 @@ import (
 	"math"
 
 	"github.com/fleetsim/fleetsim/engine"
-	"github.com/fleetsim/fleetsim/pools"
-	"github.com/fleetsim/fleetsim/workload"
+	"github.com/fleetsim/fleetsim/pools/catalog"
 )
 
 // Dispatch modes inside a pool.
@@ -47,6 +46,7 @@ type pool struct {
 	disp   idxHeap   // jsq: queued+running
 	free   slotIndex // central: free slots
 	cq     fifo      // central queue (central dispatch only)
+	fls    *flights  // the fleet's flight table (results lead back to flights)
 	rr     int
 
 	// Cached per-instance state from the last Stats() call, and the pool
@@ -64,8 +64,8 @@ type pool struct {
 	m acc // metrics
 }
 
-func newPool(pc PoolConfig, order int, timing string) (*pool, error) {
-	g, err := pools.LookupGPU(pc.GPU)
+func newPool(pc PoolConfig, order int, timing string, fls *flights) (*pool, error) {
+	g, err := catalog.LookupGPU(pc.GPU)
 	if err != nil {
 		return nil, fmt.Errorf("pool %q: gpu: %w", pc.Name, err)
 	}
@@ -73,6 +73,7 @@ func newPool(pc PoolConfig, order int, timing string) (*pool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pool %q: max_ctx: %w", pc.Name, err)
 	}
+	pc.Override.apply(&ecfg)
 	mode, err := parseDispatch(pc.Dispatch)
 	if err != nil {
 		return nil, fmt.Errorf("pool %q: dispatch: %w", pc.Name, err)
@@ -84,7 +85,7 @@ func newPool(pc PoolConfig, order int, timing string) (*pool, error) {
 		return nil, fmt.Errorf("pool %q: queue_limit %d: must be >= 0 (0 = no limit)", pc.Name, pc.QueueLimit)
 	}
 	p := &pool{
-		cfg: pc, ecfg: ecfg, order: order, mode: mode,
+		cfg: pc, ecfg: ecfg, order: order, mode: mode, fls: fls,
 		eng:    make([]*engine.Engine, pc.Count),
 		events: newIdxHeap(pc.Count, math.Inf(1)),
 		disp:   newIdxHeap(pc.Count, 0),
@@ -256,7 +257,7 @@ func (p *pool) adv(i int, t float64, out []engine.Result) []engine.Result {
 	n := len(out)
 	out = p.eng[i].AdvanceTo(t, out)
 	for k := n; k < len(out); k++ {
-		flightOf(out[k].Req).instance = i
+		p.fls.of(&out[k].Job).instance = i
 	}
 	return out
 }
@@ -278,15 +279,17 @@ const (
 	dispEngineReject
 )
 
-// dispatch places r (already checked against the pool's max context) at
-// time t; the pool must have been advanced to t. It returns the outcome, the
-// instance (-1 when none) and, for an engine rejection, its Result.
-func (p *pool) dispatch(r *workload.Request, t float64, out []engine.Result) (int, int, engine.Result, []engine.Result) {
-	if !p.eng[0].Fits(r) { // identical instances: refused by all
-		res, _ := p.eng[0].Submit(r, t)
+// dispatch places job j (already checked against the pool's max context)
+// at time t; the pool must have been advanced to t. It returns the outcome,
+// the instance (-1 when none) and, for an engine rejection, its Result. A
+// queued job stays in the pool's central queue by reference: j must stay
+// valid until an instance takes it.
+func (p *pool) dispatch(j *engine.Job, t float64, out []engine.Result) (int, int, engine.Result, []engine.Result) {
+	if !p.eng[0].Fits(*j) { // identical instances: refused by all
+		res, _ := p.eng[0].Submit(*j, t)
 		return dispEngineReject, -1, res, out
 	}
-	need := p.blocksFor(r.InputTokens)
+	need := p.blocksFor(j.In)
 	switch p.mode {
 	case dispatchCentral:
 		if p.cq.Len() == 0 {
@@ -294,15 +297,15 @@ func (p *pool) dispatch(r *workload.Request, t float64, out []engine.Result) (in
 				out = p.adv(i, t, out)
 				p.refreshCounts(i)
 				if p.canTake(i, need) {
-					return p.submit(i, r, need, t, out)
+					return p.submit(i, j, need, t, out)
 				}
 				p.refresh(i)
 				// Rare (KV-bound instances): try the others in order.
-				for _, j := range p.free.candidates(nil) {
-					out = p.adv(j, t, out)
-					p.refresh(j)
-					if p.canTake(j, need) {
-						return p.submit(j, r, need, t, out)
+				for _, k := range p.free.candidates(nil) {
+					out = p.adv(k, t, out)
+					p.refresh(k)
+					if p.canTake(k, need) {
+						return p.submit(k, j, need, t, out)
 					}
 				}
 			}
@@ -310,38 +313,38 @@ func (p *pool) dispatch(r *workload.Request, t float64, out []engine.Result) (in
 		if p.cfg.QueueLimit > 0 && p.waiting()+1 > p.cfg.QueueLimit {
 			return dispQueueFull, -1, engine.Result{}, out
 		}
-		p.cq.Push(r)
+		p.cq.Push(j)
 		if p.cq.Len() == 1 {
 			p.rekeySlotFree()
 		}
 		return dispQueued, -1, engine.Result{}, out
 	case dispatchJSQ:
 		i, _ := p.disp.top()
-		return p.submitPrivate(i, r, need, t, out)
+		return p.submitPrivate(i, j, need, t, out)
 	default:
 		i := p.rr
 		p.rr++
 		if p.rr == len(p.eng) {
 			p.rr = 0
 		}
-		return p.submitPrivate(i, r, need, t, out)
+		return p.submitPrivate(i, j, need, t, out)
 	}
 }
 
-// submitPrivate submits r to instance i's private queue (jsq, rr), applying
-// the queue limit to requests that cannot start at its next iteration.
-func (p *pool) submitPrivate(i int, r *workload.Request, need int, t float64, out []engine.Result) (int, int, engine.Result, []engine.Result) {
+// submitPrivate submits j to instance i's private queue (jsq, rr), applying
+// the queue limit to jobs that cannot start at its next iteration.
+func (p *pool) submitPrivate(i int, j *engine.Job, need int, t float64, out []engine.Result) (int, int, engine.Result, []engine.Result) {
 	out = p.adv(i, t, out)
 	p.refreshCounts(i)
 	if p.cfg.QueueLimit > 0 && !p.canTake(i, need) && p.waiting()+1 > p.cfg.QueueLimit {
 		p.refresh(i)
 		return dispQueueFull, -1, engine.Result{}, out
 	}
-	return p.submit(i, r, need, t, out)
+	return p.submit(i, j, need, t, out)
 }
 
-func (p *pool) submit(i int, r *workload.Request, need int, t float64, out []engine.Result) (int, int, engine.Result, []engine.Result) {
-	res, ok := p.eng[i].Submit(r, t)
+func (p *pool) submit(i int, j *engine.Job, need int, t float64, out []engine.Result) (int, int, engine.Result, []engine.Result) {
+	res, ok := p.eng[i].Submit(*j, t)
 	if !ok {
 		p.refresh(i)
 		return dispEngineReject, i, res, out

@@ -5,12 +5,12 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/queueing"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
 // TestMMcAgainstErlangC checks central dispatch against queueing theory. An
-// a10g instance at max context 40,960 has exactly one slot (pools/gpu.go:
+// a10g instance at max context 40,960 has exactly one slot (pools/catalog/gpu.go:
 // min(5*8192/40960, 2688/2560) = 1), so a pool of c instances with a central
 // queue is an M/G/c queue. With paper timing every iteration of a lone
 // sequence lasts W + H = 6.5 ms; a 100-token prompt is prefilled in one
@@ -18,7 +18,7 @@ import (
 // geometric with mean 50 (squared coefficient of variation of S is
 // 1 - 1/50 = 0.98, almost exponential), so the M/M/c formulas apply:
 // P(wait > 0) = ErlangC(c, a) and E[wait] = ErlangC*E[S]/(c - a), a = λE[S]
-// (pools.ErlangC, itself tested against exact rational values). A request
+// (queueing.ErlangC, itself tested against exact rational values). A request
 // that finds an instance idle starts at once (wait exactly 0).
 func TestMMcAgainstErlangC(t *testing.T) {
 	const (
@@ -62,7 +62,7 @@ func TestMMcAgainstErlangC(t *testing.T) {
 	// Measured mean service time and offered load.
 	esm := sumS / float64(cnt)
 	a := s.Pools[0].ArrivalRPS * esm
-	pc := pools.ErlangC(c, a)
+	pc := queueing.ErlangC(c, a)
 	wq := pc * esm / (c - a)
 	pw := float64(waited) / float64(cnt)
 	mw := sumWait / float64(cnt)

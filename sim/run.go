@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"unsafe"
 
 	"github.com/fschuetz04/simgo"
 
@@ -49,13 +48,11 @@ func Run(cfg Config, src workload.Source, sink Sink, opts Options) (*Summary, er
 	return f.summary(), nil
 }
 
-// flight is the simulator's state of one request in the fleet. The request
-// is its first field so that the *workload.Request handed to engines (and
-// returned in their Results) leads back to its flight without a lookup
-// (flightOf).
+// flight is the simulator's state of one request in the fleet.
 type flight struct {
-	req          workload.Request // as served (InputTokens after compression)
-	origInput    int
+	req          workload.Request // as it arrived (never modified)
+	job          engine.Job       // as served: In is the prompt after compression; Tag is tag
+	tag          int              // index in the fleet's flight table (flights.of)
 	estimated    int
 	retries      int
 	pool         *pool
@@ -65,11 +62,14 @@ type flight struct {
 	fleetArrival float64
 }
 
-// flightOf returns the flight whose req field r points to. Every request the
-// simulator hands to an engine, a queue or the router is the req field of a
-// flight (offset 0), so the conversion is valid. Flights are recycled once
-// their record is written; by then no engine or queue holds the request.
-func flightOf(r *workload.Request) *flight { return (*flight)(unsafe.Pointer(r)) }
+// flights is the fleet's table of flights, indexed by their tag: the
+// engine.Job of a flight carries its tag, so a result leads back to its
+// flight. Flights are recycled (keeping their tag) once their record is
+// written; by then no engine or queue holds their job.
+type flights []*flight
+
+// of returns the flight of an engine job.
+func (t flights) of(j *engine.Job) *flight { return t[j.Tag] }
 
 // fleet is the state of one run.
 type fleet struct {
@@ -86,6 +86,7 @@ type fleet struct {
 	now      float64
 	done     []engine.Result // scratch: results from the last advance
 	pend     resHeap         // finished, not yet emitted (Finished > now)
+	flights  flights         // every flight allocated, by tag
 	free     []*flight
 	rec      Record
 	err      error
@@ -125,7 +126,7 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 	}
 	f := &fleet{cfg: cfg, src: src, sink: sink, opts: opts, fm: newAcc(), nextTick: math.Inf(1)}
 	for i, pc := range cfg.Pools {
-		p, err := newPool(pc, i, cfg.Timing)
+		p, err := newPool(pc, i, cfg.Timing, &f.flights)
 		if err != nil {
 			return nil, err
 		}
@@ -160,10 +161,12 @@ func (f *fleet) alloc() *flight {
 	if n := len(f.free); n > 0 {
 		fl := f.free[n-1]
 		f.free = f.free[:n-1]
-		*fl = flight{}
+		*fl = flight{tag: fl.tag}
 		return fl
 	}
-	return &flight{}
+	fl := &flight{tag: len(f.flights)}
+	f.flights = append(f.flights, fl)
+	return fl
 }
 
 func (f *fleet) release(fl *flight) { f.free = append(f.free, fl) }
@@ -240,7 +243,7 @@ func (f *fleet) pull(fl *flight, prev float64) bool {
 		f.release(fl)
 		return false
 	}
-	fl.origInput = r.InputTokens
+	fl.job = engine.Job{In: r.InputTokens, Out: r.OutputTokens, Tag: fl.tag}
 	fl.fleetArrival = r.Arrival
 	fl.instance = -1
 	return true
@@ -306,14 +309,14 @@ func (f *fleet) advancePools(t float64) {
 // flushDone moves the results of the last engine calls to the pending heap.
 func (f *fleet) flushDone() {
 	for i := range f.done {
-		f.pend.push(f.done[i])
+		f.pend.push(f.done[i], f.flights.of(&f.done[i].Job).req.ID)
 		f.done[i] = engine.Result{}
 	}
 	f.done = f.done[:0]
 }
 
 func (f *fleet) emitUpTo(t float64) {
-	for len(f.pend) > 0 && f.pend[0].Finished <= t && f.err == nil {
+	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil {
 		r := f.pend.pop()
 		f.finish(&r)
 	}
@@ -470,7 +473,7 @@ func (f *fleet) route(fl *flight, t float64) {
 	fl.estimated = d.EstimatedTokens
 	fl.compressed = d.Compressed
 	if d.InputTokens > 0 {
-		fl.req.InputTokens = d.InputTokens
+		fl.job.In = d.InputTokens
 	}
 	p := f.rank[d.Pool]
 	if d.DelayS > 0 {
@@ -497,7 +500,7 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 	if !fl.warmup {
 		p.m.arrived++
 	}
-	if need := fl.req.TotalTokens(); need > p.cfg.MaxContext {
+	if need := fl.job.In + fl.job.Out; need > p.cfg.MaxContext {
 		if !fl.warmup {
 			p.m.rejected++
 		}
@@ -515,7 +518,7 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 		f.reject(fl, t, fmt.Sprintf("misrouted: %d tokens > max_ctx %d of pool %s", need, p.cfg.MaxContext, p.cfg.Name), false)
 		return
 	}
-	out, inst, res, done := p.dispatch(&fl.req, t, f.done[:0])
+	out, inst, res, done := p.dispatch(&fl.job, t, f.done[:0])
 	f.done = done
 	f.flushDone()
 	switch out {
@@ -553,9 +556,9 @@ func (f *fleet) reject(fl *flight, t float64, reason string, count bool) {
 		TTFTS:               nan,
 		TPOTS:               nan,
 		E2ES:                nan,
-		InputTokens:         int32(fl.req.InputTokens),
+		InputTokens:         int32(fl.job.In),
 		OutputTokens:        int32(fl.req.OutputTokens),
-		OriginalInputTokens: int32(fl.origInput),
+		OriginalInputTokens: int32(fl.req.InputTokens),
 		EstimatedTokens:     int32(fl.estimated),
 		Retries:             int32(fl.retries),
 		Compressed:          fl.compressed,
@@ -579,7 +582,7 @@ func (f *fleet) write() {
 // finish emits the record of an engine result (a served request, or one the
 // engine rejected after queueing).
 func (f *fleet) finish(res *engine.Result) {
-	fl := flightOf(res.Req)
+	fl := f.flights.of(&res.Job)
 	if res.Rejected {
 		f.reject(fl, res.Finished, res.Reason, true)
 		return
@@ -603,9 +606,9 @@ func (f *fleet) finish(res *engine.Result) {
 		TTFTS:               res.FirstToken - a,
 		TPOTS:               tpot,
 		E2ES:                res.Finished - a,
-		InputTokens:         int32(fl.req.InputTokens),
+		InputTokens:         int32(fl.job.In),
 		OutputTokens:        int32(fl.req.OutputTokens),
-		OriginalInputTokens: int32(fl.origInput),
+		OriginalInputTokens: int32(fl.req.InputTokens),
 		EstimatedTokens:     int32(fl.estimated),
 		Preemptions:         int32(res.Preemptions),
 		Retries:             int32(fl.retries),
@@ -637,12 +640,10 @@ func (f *fleet) finish(res *engine.Result) {
 	if res.Finished > f.endTime {
 		f.endTime = res.Finished
 	}
-	// Router feedback, in completion order: the request as it arrived (its
-	// original prompt length) and the prompt tokens actually served
-	// (usage.prompt_tokens; fewer when compressed).
-	served := fl.req.InputTokens
-	fl.req.InputTokens = fl.origInput
-	f.rt.Observe(&fl.req, served)
+	// Router feedback, in completion order: the request as it arrived and
+	// the true token count of its original prompt (router.Router.Observe:
+	// with C&R, the count the compressor measured, not the fl.job.In served).
+	f.rt.Observe(&fl.req, fl.req.InputTokens)
 	f.write()
 	f.release(fl)
 }
@@ -679,18 +680,24 @@ func (f *fleet) summary() *Summary {
 	return s
 }
 
-// resHeap is a min-heap of engine results ordered by (Finished, request ID).
-type resHeap []engine.Result
-
-func resLess(a, b *engine.Result) bool {
-	if a.Finished != b.Finished {
-		return a.Finished < b.Finished
-	}
-	return a.Req.ID < b.Req.ID
+// pending is an engine result not yet emitted, with its request's ID.
+type pending struct {
+	res engine.Result
+	id  int64
 }
 
-func (h *resHeap) push(r engine.Result) {
-	*h = append(*h, r)
+// resHeap is a min-heap of engine results ordered by (Finished, request ID).
+type resHeap []pending
+
+func resLess(a, b *pending) bool {
+	if a.res.Finished != b.res.Finished {
+		return a.res.Finished < b.res.Finished
+	}
+	return a.id < b.id
+}
+
+func (h *resHeap) push(r engine.Result, id int64) {
+	*h = append(*h, pending{r, id})
 	s := *h
 	k := len(s) - 1
 	for k > 0 {
@@ -705,10 +712,10 @@ func (h *resHeap) push(r engine.Result) {
 
 func (h *resHeap) pop() engine.Result {
 	s := *h
-	top := s[0]
+	top := s[0].res
 	n := len(s) - 1
 	s[0] = s[n]
-	s[n] = engine.Result{}
+	s[n] = pending{}
 	s = s[:n]
 	k := 0
 	for {

@@ -71,7 +71,7 @@ func (m *memSink) Write(r *Record) error {
 func approxEq(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
 // TestTwoRequestsByHand: one A100 instance (kv timing: W = 8 ms,
-// HKV = h = 0.65 ms/8192 per KV token, pools/gpu.go), two requests.
+// HKV = h = 0.65 ms/8192 per KV token, pools/catalog/gpu.go), two requests.
 //
 // r0 arrives at 0 (L_in 100, L_out 3); r1 at 1 ms (L_in 100, L_out 2).
 //
@@ -421,7 +421,7 @@ func TestBadInput(t *testing.T) {
 }
 
 // TestCentralQueueBurst: 2,000 requests arrive at once at a pool of 5
-// instances with 20 slots each (a10g at 2048, pools/gpu.go). The first 100
+// instances with 20 slots each (a10g at 2048, pools/catalog/gpu.go). The first 100
 // start at once; the others wait in the central queue. While it is
 // non-empty an instance that frees a slot takes the head at the start of
 // its next iteration, i.e. at the completion time. So, for the queued

@@ -25,6 +25,12 @@ type TraceRow struct {
 	Category    Category // content category, valid when HasCategory
 	HasCategory bool
 	Bytes       int // prompt length, bytes
+	// Generic traces only, read by `fleetsim capacity` (see
+	// capacityColumns); zero/false when absent.
+	Cached     int     // cached input tokens, part of Input
+	Thinking   int     // thinking tokens
+	LatencyS   float64 // observed end-to-end latency, s, valid when HasLatency
+	HasLatency bool
 }
 
 // TraceReader reads the rows of a trace one by one. Next returns io.EOF after

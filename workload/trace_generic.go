@@ -23,6 +23,11 @@ import (
 //	                   drawn from Spec.Categories)
 //	bytes              prompt length in bytes (optional, >= 1; default from
 //	                   the category's bytes-per-token ratio)
+//	cached_tokens      cached input tokens, part of input_tokens (optional,
+//	                   default 0; read by `fleetsim capacity` only)
+//	thinking_tokens    thinking tokens (optional, default 0; capacity only)
+//	latency_s          observed end-to-end latency, s (optional; capacity
+//	                   only, to fit its baseline latency model)
 //
 // An empty CSV cell or a JSON null means the optional value is absent. The
 // file extension picks CSV (.csv) or JSONL (.jsonl, .json).
@@ -82,6 +87,9 @@ func genericRow(file string, line int, get func(name string) (string, bool)) (Tr
 			return TraceRow{}, traceErr(file, line, genBytes, s, "want an integer number of bytes >= 1")
 		}
 		row.Bytes = b
+	}
+	if err := capacityColumns(file, line, &row, get); err != nil {
+		return TraceRow{}, err
 	}
 	return row, nil
 }

@@ -15,7 +15,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
+	"github.com/fleetsim/fleetsim/pools/queueing"
 	"github.com/fleetsim/fleetsim/sim/export"
 	"github.com/fleetsim/fleetsim/workload"
 	"github.com/spf13/pflag"
@@ -94,28 +96,28 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
 	fs.SortFlags = false
 	wl := fs.String("workload", "azure", "token-length CDF: azure, lmsys, agent-heavy or a CDF JSON `FILE`")
-	rate := fs.Float64("rate", 1000, fmt.Sprintf("fleet arrival rate λ, requests/s, in (0, %g]", pools.MaxRate))
+	rate := fs.Float64("rate", 1000, fmt.Sprintf("fleet arrival rate λ, requests/s, in (0, %g]", fleetopt.MaxRate))
 	sloS := fs.String("slo-ttft-p99", "0", "P99 TTFT target (500ms, 0.5s, or seconds); 0 = none: size by --rho-max only")
-	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): "+strings.Join(pools.GPUNames(), ", "))
+	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): "+strings.Join(catalog.GPUNames(), ", "))
 	gpuLong := fs.String("gpu-long", "", "GPU profile of the long and homogeneous pools (default: --gpu)")
 	bShort := fs.Int("b-short", 0, "short-pool boundary and max context B_short, tokens (needed by pr, retrofit)")
 	gamma := fs.Float64("gamma", 1.5, "C&R bandwidth γ of retrofit (>= 1); the borderline band is (B, γB]")
-	pc := fs.Float64("p-c", pools.DefaultPC, "compressibility p_c: share of borderline requests C&R compresses, in [0, 1]")
-	rhoMax := fs.Float64("rho-max", pools.DefaultRhoMax, "utilization cap ρ_max, in (0, 1)")
-	calib := fs.String("calibration", pools.CalibExact, "service-time calibration: exact, montecarlo (3,000 samples stratified in u: near-exact) or montecarlo-iid (3,000 independent samples, as the papers did)")
-	shortCal := fs.String("short-calibration", pools.ShortCalibMix, "C&R traffic model of retrofit/fleetopt pools: mix (short pool = plain (0,B] + compressed band with its full output; long pool = (γB,∞) + uncompressed band) or paper (FleetOpt Algorithm 1: short on (0,B], long on (γB,∞); use it to reproduce the paper)")
+	pc := fs.Float64("p-c", fleetopt.DefaultPC, "compressibility p_c: share of borderline requests C&R compresses, in [0, 1]")
+	rhoMax := fs.Float64("rho-max", queueing.DefaultRhoMax, "utilization cap ρ_max, in (0, 1)")
+	calib := fs.String("calibration", fleetopt.CalibExact, "service-time calibration: exact, montecarlo (3,000 samples stratified in u: near-exact) or montecarlo-iid (3,000 independent samples, as the papers did)")
+	shortCal := fs.String("short-calibration", fleetopt.ShortCalibMix, "C&R traffic model of retrofit/fleetopt pools: mix (short pool = plain (0,B] + compressed band with its full output; long pool = (γB,∞) + uncompressed band) or paper (FleetOpt Algorithm 1: short on (0,B], long on (γB,∞); use it to reproduce the paper)")
 	noise := fs.Float64("estimate-noise", workload.BytesJitter, "mix: relative s.d. σ of the router's prompt-length estimate; a band request of length L is compressed with probability p_c·Φ((γB−L)/(σ·L_in)) (0.05 = the simulator's byte jitter; 0 = exact estimates)")
-	seed := fs.Uint64("seed", pools.DefaultSeed, "Monte Carlo seed (stream 'planner')")
-	timing := fs.String("timing", pools.DefaultTiming, "iteration-time preset: kv (W + H·(L/8192)·slots) or paper (W + H·slots)")
+	seed := fs.Uint64("seed", fleetopt.DefaultSeed, "Monte Carlo seed (stream 'planner')")
+	timing := fs.String("timing", catalog.DefaultTiming, "iteration-time preset: kv (W + H·(L/8192)·slots) or paper (W + H·slots)")
 	frac := fs.Float64("input-fraction", workload.DefaultInputFraction, "fixed split: L_in = floor(f·L), in (0, 1)")
-	longCtx := fs.Int("long-ctx", pools.DefaultLongCtx, "max context of the long and homogeneous pools, tokens")
+	longCtx := fs.Int("long-ctx", fleetopt.DefaultLongCtx, "max context of the long and homogeneous pools, tokens")
 	method := fs.String("method", "all", "homo, pr, retrofit, fleetopt, all, or a comma-separated list")
 	fixB := fs.Bool("fix-b", false, "fleetopt: keep B at --b-short and sweep γ only (FleetOpt Table 3)")
 	pareto := fs.Bool("pareto", false, "sweep every CDF breakpoint × γ and print the cost / P99 TTFT frontier")
 	format := fs.String("format", "table", "output: table or json")
 	out := fs.StringP("out", "o", "", "write the output to `FILE` (atomically) instead of stdout")
 	memory := fs.Bool("memory", false, "print the KV memory table of --model instead of a plan (token-budget eq. 1–2)")
-	modelName := fs.String("model", "qwen3-235b-a22b", "--memory: model ("+strings.Join(pools.ModelNames(), ", ")+" or one from --models)")
+	modelName := fs.String("model", "qwen3-235b-a22b", "--memory: model ("+strings.Join(catalog.ModelNames(), ", ")+" or one from --models)")
 	modelsFile := fs.String("models", "", "--memory: JSON `FILE` of extra models [{name, layers, kv_heads, head_dim, kv_bytes, weight_bytes}]")
 	memGB := fs.Float64("mem-gb", 192, "--memory: HBM per GPU, GB (10^9 bytes)")
 	memUtil := fs.Float64("mem-util", 0.9, "--memory: usable fraction of HBM, in (0, 1]")
@@ -146,19 +148,19 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput("--slo-ttft-p99 %q: %v", *sloS, err)
 	}
-	if !(*rate > 0 && *rate <= pools.MaxRate) {
-		return badInput("--rate %v requests/s: must be in (0, %g]", *rate, pools.MaxRate)
+	if !(*rate > 0 && *rate <= fleetopt.MaxRate) {
+		return badInput("--rate %v requests/s: must be in (0, %g]", *rate, fleetopt.MaxRate)
 	}
 	if !(*frac > 0 && *frac < 1) {
 		return badInput("--input-fraction %v: must be in (0, 1)", *frac)
 	}
-	short, err := pools.LookupGPU(*gpu)
+	short, err := catalog.LookupGPU(*gpu)
 	if err != nil {
 		return badInput("--gpu: %v", err)
 	}
 	long := short
 	if *gpuLong != "" {
-		if long, err = pools.LookupGPU(*gpuLong); err != nil {
+		if long, err = catalog.LookupGPU(*gpuLong); err != nil {
 			return badInput("--gpu-long: %v", err)
 		}
 	}
@@ -167,8 +169,8 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		m = strings.TrimSpace(strings.ToLower(m))
 		switch m {
 		case "all":
-			methods = append(methods, pools.Methods()...)
-		case pools.MethodHomo, pools.MethodPR, pools.MethodRetrofit, pools.MethodFleetOpt:
+			methods = append(methods, fleetopt.Methods()...)
+		case fleetopt.MethodHomo, fleetopt.MethodPR, fleetopt.MethodRetrofit, fleetopt.MethodFleetOpt:
 			methods = append(methods, m)
 		default:
 			return badInput("--method %q: allowed: homo, pr, retrofit, fleetopt, all (comma-separated)", m)
@@ -177,7 +179,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if *bShort == 0 {
 		var need []string
 		for _, m := range methods {
-			if m == pools.MethodPR || m == pools.MethodRetrofit || (m == pools.MethodFleetOpt && *fixB) {
+			if m == fleetopt.MethodPR || m == fleetopt.MethodRetrofit || (m == fleetopt.MethodFleetOpt && *fixB) {
 				need = append(need, m)
 			}
 		}
@@ -189,11 +191,11 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput("--workload %q: %s", *wl, oneLine(err))
 	}
-	cal, err := pools.NewCalibrator(cdf, *frac, short.ChunkTokens)
+	cal, err := fleetopt.NewCalibrator(cdf, *frac, short.ChunkTokens)
 	if err != nil {
 		return badInput("--workload %q: %s", *wl, oneLine(err))
 	}
-	cfg := pools.Config{
+	cfg := fleetopt.Config{
 		Rate: *rate, SLO: slo, RhoMax: *rhoMax, ShortGPU: short, LongGPU: long, LongCtx: *longCtx,
 		BShort: *bShort, Gamma: *gamma, PC: *pc, Calibration: *calib, Seed: *seed, Timing: *timing, FixB: *fixB,
 		ShortCalibration: *shortCal, EstimateNoise: *noise,
@@ -207,10 +209,10 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if *seed == 0 {
 		return badInput("--seed 0: must be >= 1")
 	}
-	if *shortCal != pools.ShortCalibPaper && *shortCal != pools.ShortCalibMix {
+	if *shortCal != fleetopt.ShortCalibPaper && *shortCal != fleetopt.ShortCalibMix {
 		return badInput("--short-calibration %q: allowed: mix, paper", *shortCal)
 	}
-	pl, err := pools.NewPlanner(cal, cfg)
+	pl, err := fleetopt.NewPlanner(cal, cfg)
 	if err != nil {
 		return badInput("%s", flagNames(oneLine(err)))
 	}
@@ -304,7 +306,7 @@ func rootCause(err error) error {
 	return err
 }
 
-func runPareto(pl *pools.Planner, name string) (paretoReport, error) {
+func runPareto(pl *fleetopt.Planner, name string) (paretoReport, error) {
 	cfg := pl.Config()
 	rep := paretoReport{Workload: name, Rate: cfg.Rate, Calibration: cfg.Calibration, ShortCalibration: cfg.ShortCalibration}
 	feasible := 0
@@ -370,7 +372,7 @@ func writeParetoTable(w io.Writer, rep paretoReport) error {
 	return tw.Flush()
 }
 
-func writePlanTable(w io.Writer, p pools.Plan) error {
+func writePlanTable(w io.Writer, p fleetopt.Plan) error {
 	slo := "none (utilization cap only)"
 	if p.SLOTTFTP99S > 0 {
 		slo = fmt.Sprintf("%g s", p.SLOTTFTP99S)
@@ -381,9 +383,9 @@ func writePlanTable(w io.Writer, p pools.Plan) error {
 	}
 	sc := p.ShortCalibration
 	switch sc {
-	case pools.ShortCalibMix:
+	case fleetopt.ShortCalibMix:
 		sc += fmt.Sprintf(" (C&R pools calibrated on their post-compression traffic; router estimate noise σ = %g)", p.EstimateNoise)
-	case pools.ShortCalibPaper:
+	case fleetopt.ShortCalibPaper:
 		sc += " (FleetOpt Algorithm 1: short (0,B], long (γB,∞))"
 	}
 	fmt.Fprintf(w, "workload %s, λ = %g req/s, P99 TTFT SLO %s, ρ_max %g\ncalibration %s, timing %s, L_in = floor(%g·L), chunk %d tokens\nshort-calibration %s\n\n",
@@ -434,28 +436,28 @@ type memoryRow struct {
 }
 
 type memoryReport struct {
-	Model           pools.Model `json:"model"`
-	KVBytesPerToken float64     `json:"kv_bytes_per_token"`
-	GPUMemBytes     float64     `json:"gpu_mem_bytes"`
-	Util            float64     `json:"mem_util"`
-	TP              int         `json:"tp"`
-	ActivationBytes float64     `json:"activation_bytes_per_gpu"`
-	KVBytesPerGPU   float64     `json:"kv_bytes_per_gpu"`
-	KVBlocks        int         `json:"kv_blocks"` // 16-token blocks per instance
-	Rows            []memoryRow `json:"rows"`
+	Model           catalog.Model `json:"model"`
+	KVBytesPerToken float64       `json:"kv_bytes_per_token"`
+	GPUMemBytes     float64       `json:"gpu_mem_bytes"`
+	Util            float64       `json:"mem_util"`
+	TP              int           `json:"tp"`
+	ActivationBytes float64       `json:"activation_bytes_per_gpu"`
+	KVBytesPerGPU   float64       `json:"kv_bytes_per_gpu"`
+	KVBlocks        int           `json:"kv_blocks"` // 16-token blocks per instance
+	Rows            []memoryRow   `json:"rows"`
 }
 
 func runMemory(a memoryArgs, stdout io.Writer) error {
 	if a.format != "table" && a.format != "json" {
 		return badInput("--format %q: allowed: table, json", a.format)
 	}
-	m, err := pools.LookupModel(a.model)
+	m, err := catalog.LookupModel(a.model)
 	if a.modelsFile != "" {
 		f, ferr := os.Open(a.modelsFile)
 		if ferr != nil {
 			return badInput("--models %q: %v", a.modelsFile, ferr)
 		}
-		ms, perr := pools.ParseModels(f)
+		ms, perr := catalog.ParseModels(f)
 		f.Close()
 		if perr != nil {
 			return badInput("--models %q: %s", a.modelsFile, oneLine(perr))
@@ -469,7 +471,7 @@ func runMemory(a memoryArgs, stdout io.Writer) error {
 	if err != nil {
 		return badInput("--model: %v", err)
 	}
-	d := pools.Deployment{GPUMemBytes: a.memGB * 1e9, Util: a.util, TP: a.tp, ActivationBytes: a.actGB * 1e9, BlockTokens: 16}
+	d := catalog.Deployment{GPUMemBytes: a.memGB * 1e9, Util: a.util, TP: a.tp, ActivationBytes: a.actGB * 1e9, BlockTokens: 16}
 	if err := d.Validate(); err != nil {
 		return badInput("%s", strings.TrimPrefix(err.Error(), "deployment: "))
 	}

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
+	"github.com/fleetsim/fleetsim/pools/queueing"
 )
 
 // TestPlanAcceptance runs issue #3's acceptance commands: the pool-routing
@@ -55,8 +56,8 @@ func TestPlanAcceptance(t *testing.T) {
 				t.Errorf("%s %s: %d GPUs, want %d", tt.workload, pm["name"], got, tt.want[i])
 			}
 		}
-		// The plan is readable by pools.ReadPlan (fleetsim simulate --plan).
-		pp, err := pools.ReadPlan(strings.NewReader(out), "pr")
+		// The plan is readable by fleetopt.ReadPlan (fleetsim simulate --plan).
+		pp, err := fleetopt.ReadPlan(strings.NewReader(out), "pr")
 		if err != nil || len(pp) != 2 || pp[0].Count != tt.want[0] || pp[1].Count != tt.want[1] {
 			t.Errorf("%s: ReadPlan %+v, %v", tt.workload, pp, err)
 		}
@@ -187,7 +188,7 @@ func TestPlanShortCalibration(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", tt.flags, code, errs)
 		}
-		var p pools.Plan
+		var p fleetopt.Plan
 		if err := json.Unmarshal([]byte(out), &p); err != nil {
 			t.Fatal(err)
 		}
@@ -198,7 +199,7 @@ func TestPlanShortCalibration(t *testing.T) {
 			if m.ShortCalibration != tt.model || m.EstimateNoise != tt.noise {
 				t.Errorf("%v %s: short_calibration %q, estimate_noise %v", tt.flags, m.Method, m.ShortCalibration, m.EstimateNoise)
 			}
-			if m.Method == pools.MethodPR {
+			if m.Method == fleetopt.MethodPR {
 				if m.Pools[0].GPUs != 44 || m.Pools[1].GPUs != 131 {
 					t.Errorf("%v pr: %d + %d, want 44 + 131 (issue #3)", tt.flags, m.Pools[0].GPUs, m.Pools[1].GPUs)
 				}
@@ -208,7 +209,7 @@ func TestPlanShortCalibration(t *testing.T) {
 			if m.Pools[0].GPUs != w[0] || m.Pools[1].GPUs != w[1] {
 				t.Errorf("%v %s: %d + %d, want %d + %d", tt.flags, m.Method, m.Pools[0].GPUs, m.Pools[1].GPUs, w[0], w[1])
 			}
-			if hasMix := len(m.Pools[0].Mix) == 2; hasMix != (tt.model == pools.ShortCalibMix) {
+			if hasMix := len(m.Pools[0].Mix) == 2; hasMix != (tt.model == fleetopt.ShortCalibMix) {
 				t.Errorf("%v %s: short pool mix %+v", tt.flags, m.Method, m.Pools[0].Mix)
 			}
 		}
@@ -292,8 +293,8 @@ func TestPlanMemory(t *testing.T) {
 	}
 }
 
-// TestPlanAtMaxRate: at pools.MaxRate every built-in workload plans with
-// every method (no pool reaches pools.MaxServers), and the counts are the
+// TestPlanAtMaxRate: at fleetopt.MaxRate every built-in workload plans with
+// every method (no pool reaches queueing.MaxServers), and the counts are the
 // exact ones: the homogeneous pool is ceil(λ/(ρ_max·μ_gpu)), far above
 // anything an int conversion could wrap.
 func TestPlanAtMaxRate(t *testing.T) {
@@ -302,17 +303,17 @@ func TestPlanAtMaxRate(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", wl, code, errs)
 		}
-		var p pools.Plan
+		var p fleetopt.Plan
 		if err := json.Unmarshal([]byte(out), &p); err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range p.Methods {
 			for _, pp := range m.Pools {
-				if pp.GPUs < 1 || pp.GPUs*pp.Slots > pools.MaxServers || !(pp.Utilization > 0 && pp.Utilization <= p.RhoMax) {
+				if pp.GPUs < 1 || pp.GPUs*pp.Slots > queueing.MaxServers || !(pp.Utilization > 0 && pp.Utilization <= p.RhoMax) {
 					t.Errorf("%s %s %s: %d GPUs × %d slots at utilization %v", wl, m.Method, pp.Name, pp.GPUs, pp.Slots, pp.Utilization)
 				}
 			}
-			if m.Method == pools.MethodHomo {
+			if m.Method == fleetopt.MethodHomo {
 				hp := m.Pools[0]
 				if want := int(math.Ceil(1e9 / (p.RhoMax * hp.MuGPU) * (1 - 1e-12))); hp.GPUs != want {
 					t.Errorf("%s homogeneous: %d GPUs, want ceil(λ/(ρ_max·μ_gpu)) = %d", wl, hp.GPUs, want)

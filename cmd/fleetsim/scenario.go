@@ -14,7 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -97,7 +97,7 @@ func decodeScenario(path string, data []byte, cfg *sim.Config) (scenarioKeys, er
 	if keys.trace && w.Trace != "" && !filepath.IsAbs(w.Trace) {
 		w.Trace = filepath.Join(dir, w.Trace)
 	}
-	return keys, nil
+	return keys, loadPoolProfiles(path, dir, cfg) // pools/variants profiles (poolprofile.go)
 }
 
 // checkMapping reports a scenario file whose top level is not a mapping of
@@ -139,7 +139,7 @@ type planRouter struct {
 	pc     float64 // C&R success probability
 }
 
-// planHeader is the part of a plan file (pools.Plan) that describes the
+// planHeader is the part of a plan file (fleetopt.Plan) that describes the
 // workload the plan was sized for.
 type planHeader struct {
 	Workload      string  `json:"workload"`       // CDF name or file
@@ -163,7 +163,7 @@ func applyPlan(path, method string, ownWorkload bool, cfg *sim.Config) (planRout
 	if err != nil {
 		return planRouter{}, keys, fmt.Errorf("--plan %s: %s", path, oneLine(err))
 	}
-	m, err := pools.ReadPlanMethod(bytes.NewReader(data), method)
+	m, err := fleetopt.ReadPlanMethod(bytes.NewReader(data), method)
 	if err != nil {
 		msg := strings.TrimPrefix(oneLine(err), "plan: ")
 		if strings.HasSuffix(msg, "; name one") {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/sim/export"
 	"github.com/fleetsim/fleetsim/workload"
@@ -127,7 +127,7 @@ Flags:
 `)
 	fmt.Fprint(w, fs.FlagUsagesWrapped(100))
 	fmt.Fprintf(w, "\nGPUs: %s. See docs/cli.md for the scenario file format and the Parquet schema.\n",
-		strings.Join(pools.GPUNames(), ", "))
+		strings.Join(catalog.GPUNames(), ", "))
 }
 
 // parsePool parses NAME:GPU:COUNT:MAXCTX.

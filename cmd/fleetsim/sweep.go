@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/sim/export"
 	"github.com/fleetsim/fleetsim/sim/sweep"
@@ -294,8 +294,8 @@ func (f *sweepFlags) grid() (*sweep.Grid, sweep.Shard, error) {
 // max context.
 func fittingGPUs(ps []sim.PoolConfig) []string {
 	var out []string
-	for _, name := range pools.GPUNames() {
-		g, _ := pools.LookupGPU(name)
+	for _, name := range catalog.GPUNames() {
+		g, _ := catalog.LookupGPU(name)
 		ok := true
 		for _, p := range ps {
 			ok = ok && g.Slots(p.MaxContext) >= 1

@@ -10,7 +10,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/fleetsim/fleetsim/experiments"
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/fleetopt"
+	"github.com/fleetsim/fleetsim/pools/queueing"
 	"github.com/fleetsim/fleetsim/workload"
 	"github.com/spf13/pflag"
 )
@@ -53,15 +55,15 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	wl := fs.String("workload", "azure", "token-length CDF: azure, lmsys, agent-heavy or a CDF JSON `FILE`")
 	rate := fs.Float64("rate", 1000, "fleet arrival rate λ, requests/s")
 	bShort := fs.Int("b-short", 4096, "short-pool boundary and max context B_short, tokens (pr, retrofit; fleetopt: 0 = sweep B)")
-	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): "+strings.Join(pools.GPUNames(), ", "))
+	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): "+strings.Join(catalog.GPUNames(), ", "))
 	gpuLong := fs.String("gpu-long", "", "GPU profile of the long and homogeneous pools (default: --gpu)")
 	method := fs.String("method", "pr", "homo, pr, retrofit or fleetopt")
 	gamma := fs.Float64("gamma", 1.5, "C&R bandwidth γ of retrofit (>= 1)")
 	pc := fs.Float64("p-c", 1.0, "compressibility p_c in (0, 1] (retrofit, fleetopt)")
-	rhoMax := fs.Float64("rho-max", pools.DefaultRhoMax, "utilization cap ρ_max, in (0, 1)")
-	calib := fs.String("calibration", pools.CalibExact, "service-time calibration: exact, montecarlo (stratified) or montecarlo-iid")
-	timing := fs.String("timing", pools.DefaultTiming, "iteration-time preset of planner and simulator: kv or paper")
-	shortCal := fs.String("short-calibration", pools.ShortCalibMix, "C&R traffic model of retrofit/fleetopt pools, as in 'fleetsim plan': mix (each pool sized for the traffic it receives after compression) or paper (FleetOpt Algorithm 1: short on (0,B], long on (γB,∞); its short pools saturate in simulation)")
+	rhoMax := fs.Float64("rho-max", queueing.DefaultRhoMax, "utilization cap ρ_max, in (0, 1)")
+	calib := fs.String("calibration", fleetopt.CalibExact, "service-time calibration: exact, montecarlo (stratified) or montecarlo-iid")
+	timing := fs.String("timing", catalog.DefaultTiming, "iteration-time preset of planner and simulator: kv or paper")
+	shortCal := fs.String("short-calibration", fleetopt.ShortCalibMix, "C&R traffic model of retrofit/fleetopt pools, as in 'fleetsim plan': mix (each pool sized for the traffic it receives after compression) or paper (FleetOpt Algorithm 1: short on (0,B], long on (γB,∞); its short pools saturate in simulation)")
 	noise := fs.Float64("estimate-noise", workload.BytesJitter, "mix: relative s.d. σ of the router's prompt-length estimate assumed by the planner (0.05 = the simulator's byte jitter; 0 = exact estimates)")
 	requests := fs.Int("requests", 0, "requests to simulate (0 = automatic: 30,000 measured in the smallest pool after the warm-up)")
 	warmup := fs.Float64("warmup", 0, "warm-up fraction discarded from the metrics, in [0, 1) (0 = automatic)")
@@ -84,8 +86,8 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 		return badInput("--format %q: allowed: table, json", *format)
 	case !(*rate > 0) || math.IsInf(*rate, 0):
 		return badInput("--rate %v: must be a finite arrival rate > 0 requests/s", *rate)
-	case *rate > pools.MaxRate:
-		return badInput("--rate %v requests/s: must be in (0, %g]", *rate, pools.MaxRate)
+	case *rate > fleetopt.MaxRate:
+		return badInput("--rate %v requests/s: must be in (0, %g]", *rate, fleetopt.MaxRate)
 	case *requests < 0:
 		return badInput("--requests %d: must be >= 1 (0 = automatic)", *requests)
 	case !(*warmup >= 0 && *warmup < 1):
@@ -101,28 +103,28 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	case *bShort < 0:
 		return badInput("--b-short %d: must be a positive number of tokens", *bShort)
 	}
-	if *shortCal != pools.ShortCalibPaper && *shortCal != pools.ShortCalibMix {
+	if *shortCal != fleetopt.ShortCalibPaper && *shortCal != fleetopt.ShortCalibMix {
 		return badInput("--short-calibration %q: allowed: mix, paper", *shortCal)
 	}
 	m := strings.ToLower(*method)
 	switch m {
-	case pools.MethodHomo, pools.MethodPR, pools.MethodRetrofit, pools.MethodFleetOpt:
+	case fleetopt.MethodHomo, fleetopt.MethodPR, fleetopt.MethodRetrofit, fleetopt.MethodFleetOpt:
 	default:
 		return badInput("--method %q: allowed: homo, pr, retrofit, fleetopt", *method)
 	}
-	if _, err := pools.LookupGPU(*gpu); err != nil {
-		return badInput("--gpu %q: unknown (allowed: %s)", *gpu, strings.Join(pools.GPUNames(), ", "))
+	if _, err := catalog.LookupGPU(*gpu); err != nil {
+		return badInput("--gpu %q: unknown (allowed: %s)", *gpu, strings.Join(catalog.GPUNames(), ", "))
 	}
 	if *gpuLong != "" {
-		if _, err := pools.LookupGPU(*gpuLong); err != nil {
-			return badInput("--gpu-long %q: unknown (allowed: %s)", *gpuLong, strings.Join(pools.GPUNames(), ", "))
+		if _, err := catalog.LookupGPU(*gpuLong); err != nil {
+			return badInput("--gpu-long %q: unknown (allowed: %s)", *gpuLong, strings.Join(catalog.GPUNames(), ", "))
 		}
 	}
 	cfg := experiments.ValidateConfig{Workload: *wl, Rate: *rate, BShort: *bShort, GPU: *gpu, GPULong: *gpuLong,
 		Method: m, Gamma: *gamma, PC: *pc, RhoMax: *rhoMax, Calibration: *calib, Timing: *timing,
 		ShortCalibration: *shortCal, EstimateNoise: *noise,
 		Requests: *requests, WarmupFraction: *warmup, Seed: *seed}
-	if m == pools.MethodHomo {
+	if m == fleetopt.MethodHomo {
 		cfg.BShort = 0
 	}
 	if isTerminal(stderr) {
@@ -175,9 +177,9 @@ func writeValidation(w io.Writer, v *experiments.Validation) error {
 		v.Workload, v.Rate, desc, v.TotalGPUs, v.Calibration, v.Timing, v.RhoMax)
 	sc := v.ShortCalibration
 	switch sc {
-	case pools.ShortCalibMix:
+	case fleetopt.ShortCalibMix:
 		sc += fmt.Sprintf(" (C&R pools sized for their post-compression traffic; router estimate noise σ = %g)", v.EstimateNoise)
-	case pools.ShortCalibPaper:
+	case fleetopt.ShortCalibPaper:
 		sc += " (FleetOpt Algorithm 1: short sized on (0,B], long on (γB,∞))"
 	}
 	if v.Gamma <= 1 {

@@ -14,11 +14,42 @@ const module = "github.com/fleetsim/fleetsim"
 // module's packages it may import (its own subpackages are always allowed).
 var allowed = map[string][]string{
 	"workload":    {},
-	"engine":      {"workload"},
+	"engine":      {},
 	"router":      {"workload"},
 	"pools":       {"engine", "workload"},
 	"sim":         {"workload", "engine", "pools", "router"},
 	"experiments": {"workload", "engine", "pools", "router", "sim"},
+}
+
+// poolsWithin lists, for each subpackage of pools, the other pools
+// subpackages it may import: the planners build on the catalog and the
+// queueing models, which import no other pools package. A subpackage not
+// listed here (a planner still to come) may import catalog and queueing.
+var poolsWithin = map[string][]string{
+	"":         {}, // pools itself: documentation only
+	"catalog":  {},
+	"queueing": {},
+	"fleetopt": {"catalog", "queueing"},
+}
+
+// poolsAllowed reports whether pools subpackage sub may import pools
+// subpackage dep.
+func poolsAllowed(sub, dep string) bool {
+	if sub == dep {
+		return true
+	}
+	ok, known := poolsWithin[sub]
+	if !known {
+		ok = []string{"catalog", "queueing"}
+	}
+	return slices.Contains(ok, dep)
+}
+
+// pure lists standard-library packages a package may not import: the
+// engine has no clock of its own, does no I/O and draws no random numbers
+// (DESIGN.md; docs/model.md).
+var pure = map[string][]string{
+	"engine": {"time", "os", "math/rand", "math/rand/v2"},
 }
 
 // heavy are the libraries no core package may import: output writers and
@@ -54,11 +85,18 @@ func TestImportGraph(t *testing.T) {
 		core := top != "experiments" && !(top == "sim" && len(parts) > 1)
 		for _, imp := range imports {
 			if rel, ok2 := strings.CutPrefix(imp, module+"/"); ok2 {
-				t2 := strings.Split(rel, "/")[0]
+				relParts := strings.Split(rel, "/")
+				t2 := relParts[0]
 				if t2 != top && !slices.Contains(ok, t2) {
 					t.Errorf("%s imports %s: against DESIGN.md's layout (allowed: %v)", pkg, imp, ok)
 				}
+				if top == "pools" && t2 == "pools" && !poolsAllowed(subOf(parts), subOf(relParts)) {
+					t.Errorf("%s imports %s: pools subpackages may import only %v of pools", pkg, imp, poolsWithin[subOf(parts)])
+				}
 				continue
+			}
+			if slices.Contains(pure[top], imp) {
+				t.Errorf("%s imports %s: the engine is pure (no clock, I/O or randomness)", pkg, imp)
 			}
 			for _, h := range heavy {
 				if core && strings.HasPrefix(imp, h) {
@@ -70,4 +108,13 @@ func TestImportGraph(t *testing.T) {
 	if checked < len(allowed) {
 		t.Errorf("checked %d packages, want at least %d: go list output changed?", checked, len(allowed))
 	}
+}
+
+// subOf returns the first path element below the top-level package ("" for
+// the top-level package itself).
+func subOf(parts []string) string {
+	if len(parts) < 2 {
+		return ""
+	}
+	return parts[1]
 }

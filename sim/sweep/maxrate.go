@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/sim"
 )
 
@@ -80,7 +80,7 @@ func (o *MaxRateOptions) defaults(cfg sim.Config) {
 	if o.SaturationRequests <= 0 {
 		slots := 0
 		for _, p := range cfg.Pools {
-			if g, err := pools.LookupGPU(p.GPU); err == nil {
+			if g, err := catalog.LookupGPU(p.GPU); err == nil {
 				slots += p.Count * g.Slots(p.MaxContext)
 			}
 		}

@@ -3,7 +3,7 @@ package sweep
 import (
 	"math"
 
-	"github.com/fleetsim/fleetsim/pools"
+	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/sim"
 )
 
@@ -60,12 +60,12 @@ func Rows(results []Result) []Row {
 		fleet.Fleet, fleet.PoolIndex, fleet.Pool = true, -1, "fleet"
 		fleet.Metrics, fleet.OSD = r.Summary.Fleet, r.Fleet
 		for _, pc := range c.Pools {
-			g, _ := pools.LookupGPU(pc.GPU)
+			g, _ := catalog.LookupGPU(pc.GPU)
 			fleet.CostUSDPerHour += float64(pc.Count) * g.CostPerHour
 		}
 		rows = append(rows, fleet)
 		for i, pc := range c.Pools {
-			g, _ := pools.LookupGPU(pc.GPU)
+			g, _ := catalog.LookupGPU(pc.GPU)
 			row := base
 			row.PoolIndex, row.Pool, row.GPU, row.MaxCtx = i, pc.Name, pc.GPU, pc.MaxContext
 			row.Metrics = r.Summary.Pools[i]

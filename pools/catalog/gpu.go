@@ -1,0 +1,135 @@
+// Package catalog holds the hardware and model catalog: GPU profiles (the
+// iteration-time constants, KV budget and price of a serving instance),
+// model KV sizes, deployments, and a pool's slots and engine configuration
+// at a max context (through the KV budget).
+package catalog
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/fleetsim/fleetsim/engine"
+)
+
+// GPU is one serving-instance profile: a GPU (or TP group) serving a given
+// model, with the constants of the timing model and its KV budget.
+type GPU struct {
+	Name        string  // catalog key, lower case ("a100")
+	Description string  // what the profile stands for
+	W           float64 // fixed iteration cost, s
+	H           float64 // per-sequence iteration cost at 8,192 tokens of context, s
+	KVBlocks    int     // KV-cache capacity of one instance, 16-token blocks
+	MaxSlots    int     // slots at CalibCtx context (the batch limit)
+	CalibCtx    int     // context at which MaxSlots holds, tokens (8,192)
+	ChunkTokens int     // prefill chunk, tokens (512)
+	BlockTokens int     // tokens per KV block (16)
+	CostPerHour float64 // price of one instance, USD per hour
+	Source      string  // where the constants come from
+}
+
+// catalog is keyed by lower-case name.
+var catalog = map[string]GPU{
+	"a100": {
+		Name: "a100", Description: "NVIDIA A100-80GB serving Llama-3-70B (fp16 KV)",
+		W: 0.008, H: 0.00065, KVBlocks: 65536, MaxSlots: 128, CalibCtx: 8192,
+		ChunkTokens: 512, BlockTokens: 16, CostPerHour: 2.21,
+		Source: "FleetOpt paper §7.1; token-budget paper App. A",
+	},
+	"h100": {
+		Name: "h100", Description: "NVIDIA H100-80GB SXM serving Llama-3-70B (fp16 KV)",
+		W: 0.0048, H: 0.00039, KVBlocks: 65536, MaxSlots: 128, CalibCtx: 8192,
+		ChunkTokens: 512, BlockTokens: 16, CostPerHour: 3.90,
+		Source: "estimate: A100 constants scaled by HBM bandwidth (3.35/2.04 TB/s); not from the papers",
+	},
+	"a10g": {
+		Name: "a10g", Description: "NVIDIA A10G-24GB serving Llama-3-8B (fp16 KV)",
+		W: 0.006, H: 0.00050, KVBlocks: 2688, MaxSlots: 5, CalibCtx: 8192,
+		ChunkTokens: 512, BlockTokens: 16, CostPerHour: 1.01,
+		Source: "estimate: 24 GB*0.9 - 16 GB weights at 128 KiB/token; not from the papers",
+	},
+	"mi300x": {
+		Name: "mi300x", Description: "AMD MI300X-192GB TP=8 node serving Qwen3-235B-A22B (fp8 KV)",
+		W: 0.010, H: 0.00050, KVBlocks: 346112, MaxSlots: 676, CalibCtx: 8192,
+		ChunkTokens: 512, BlockTokens: 16, CostPerHour: 8 * 3.67,
+		Source: "token-budget paper §4.7 (676 sequences at 8K, $3.67/GPU-hr x 8); W, H estimated",
+	},
+}
+
+// LookupGPU returns the catalog profile with the given name (case-insensitive).
+func LookupGPU(name string) (GPU, error) {
+	g, ok := catalog[strings.ToLower(name)]
+	if !ok {
+		return GPU{}, fmt.Errorf("unknown GPU %q (allowed: %s)", name, strings.Join(GPUNames(), ", "))
+	}
+	return g, nil
+}
+
+// GPUNames lists the catalog's names in order.
+func GPUNames() []string {
+	names := make([]string, 0, len(catalog))
+	for n := range catalog {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Slots returns the concurrent sequences one instance holds at a max
+// context of maxCtx tokens:
+//
+//	min(MaxSlots*CalibCtx/maxCtx, KVBlocks/ceil(maxCtx/BlockTokens))
+//
+// (both floored). It is 0 when one max-length sequence does not fit the KV
+// budget. A100 gives 256 at 4,096, 682 at 1,536, 128 at 8,192, 16 at 65,536.
+func (g GPU) Slots(maxCtx int) int {
+	if maxCtx <= 0 {
+		return 0
+	}
+	byBatch := g.MaxSlots * g.CalibCtx / maxCtx
+	blocksPerSeq := (maxCtx + g.BlockTokens - 1) / g.BlockTokens
+	byKV := g.KVBlocks / blocksPerSeq
+	return min(byBatch, byKV)
+}
+
+// Timing presets.
+const (
+	TimingPaper = "paper" // t_iter = W + H*n_active (the papers' form)
+	TimingKV    = "kv"    // t_iter = W + (H/8192)*kv_tokens (attention-proportional)
+)
+
+// DefaultTiming is the preset used when none is named. The kv form is the
+// default because it is the one the FleetOpt fleet sizes were computed with
+// (a request's cost grows with its context), so a simulated plan is checked
+// against the same physics that sized it.
+const DefaultTiming = TimingKV
+
+// Timing returns the engine timing coefficients for a preset name.
+func (g GPU) Timing(preset string) (engine.Timing, error) {
+	switch preset {
+	case TimingPaper:
+		return engine.Timing{W: g.W, HSeq: g.H}, nil
+	case TimingKV, "":
+		return engine.Timing{W: g.W, HKV: g.H / float64(g.CalibCtx)}, nil
+	}
+	return engine.Timing{}, fmt.Errorf("unknown timing preset %q (allowed: paper, kv)", preset)
+}
+
+// EngineConfig returns the engine configuration of one instance of this
+// profile in a pool of max context maxCtx tokens, or an error when the max
+// context exceeds the KV budget.
+func (g GPU) EngineConfig(maxCtx int, preset string) (engine.Config, error) {
+	slots := g.Slots(maxCtx)
+	if slots < 1 {
+		return engine.Config{}, fmt.Errorf("max context %d tokens exceeds the KV budget of a %s instance (%d blocks of %d tokens)",
+			maxCtx, g.Name, g.KVBlocks, g.BlockTokens)
+	}
+	t, err := g.Timing(preset)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	return engine.Config{
+		MaxSeqs: slots, KVBlocks: g.KVBlocks, BlockTokens: g.BlockTokens,
+		ChunkTokens: g.ChunkTokens, MaxModelLen: maxCtx, Timing: t,
+	}, nil
+}

@@ -1,0 +1,174 @@
+package catalog
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Model is a transformer's KV-cache geometry and weight size (token-budget
+// paper §1.1 eq. 1).
+type Model struct {
+	Name        string  `json:"name"`         // catalog key, lower case
+	Layers      int     `json:"layers"`       // n_l
+	KVHeads     int     `json:"kv_heads"`     // n_h (GQA key/value heads)
+	HeadDim     int     `json:"head_dim"`     // d_h
+	KVBytes     float64 `json:"kv_bytes"`     // bytes per cached element (2 = fp16/bf16, 1 = fp8)
+	WeightBytes float64 `json:"weight_bytes"` // all weights, bytes (split over TP GPUs)
+	Source      string  `json:"source,omitempty"`
+}
+
+// KVBytesPerToken returns 2·n_l·n_h·d_h·b (keys and values), bytes per token
+// for the whole model (all TP shards together).
+func (m Model) KVBytesPerToken() float64 {
+	return 2 * float64(m.Layers) * float64(m.KVHeads) * float64(m.HeadDim) * m.KVBytes
+}
+
+// SeqBytes returns M_seq = KVBytesPerToken·maxCtx, the KV bytes one sequence
+// of maxCtx tokens reserves (token-budget eq. 1).
+func (m Model) SeqBytes(maxCtx int) float64 { return m.KVBytesPerToken() * float64(maxCtx) }
+
+// Validate checks the geometry.
+func (m Model) Validate() error {
+	switch {
+	case strings.TrimSpace(m.Name) == "":
+		return fmt.Errorf("model: name missing")
+	case m.Layers < 1:
+		return fmt.Errorf("model %q: layers %d must be >= 1", m.Name, m.Layers)
+	case m.KVHeads < 1:
+		return fmt.Errorf("model %q: kv_heads %d must be >= 1", m.Name, m.KVHeads)
+	case m.HeadDim < 1:
+		return fmt.Errorf("model %q: head_dim %d must be >= 1", m.Name, m.HeadDim)
+	case !(m.KVBytes > 0) || math.IsInf(m.KVBytes, 0):
+		return fmt.Errorf("model %q: kv_bytes %v must be > 0 (2 = fp16, 1 = fp8)", m.Name, m.KVBytes)
+	case !(m.WeightBytes >= 0) || math.IsInf(m.WeightBytes, 0):
+		return fmt.Errorf("model %q: weight_bytes %v must be >= 0", m.Name, m.WeightBytes)
+	}
+	return nil
+}
+
+// models is the built-in model catalog, keyed by lower-case name.
+var models = map[string]Model{
+	"llama-3-70b": {
+		Name: "llama-3-70b", Layers: 80, KVHeads: 8, HeadDim: 128, KVBytes: 2, WeightBytes: 70.6e9 * 2,
+		Source: "Llama-3-70B config (80 layers, 8 KV heads, head dim 128), bf16: 327,680 B/token (FleetOpt §2.2 '320 KB')",
+	},
+	// The token-budget paper (§4.7) states 23.5 KB per token per GPU at TP=8,
+	// which is 2·94·4·128·2 B / 8: 2-byte KV elements (fp8 weights). That is
+	// the figure behind its 676 sequences at 8K; this entry reproduces it.
+	"qwen3-235b-a22b": {
+		Name: "qwen3-235b-a22b", Layers: 94, KVHeads: 4, HeadDim: 128, KVBytes: 2, WeightBytes: 235e9,
+		Source: "token-budget paper §4.7: 94 layers, 4 KV heads, d_h 128, fp8 weights (235 GB); 23.5 KB/token/GPU at TP=8 implies 2-byte KV",
+	},
+	// With an fp8 KV cache (1 byte per element) the same node holds twice as
+	// many sequences (1,353 at 8K).
+	"qwen3-235b-a22b-fp8kv": {
+		Name: "qwen3-235b-a22b-fp8kv", Layers: 94, KVHeads: 4, HeadDim: 128, KVBytes: 1, WeightBytes: 235e9,
+		Source: "as qwen3-235b-a22b with an fp8 (1-byte) KV cache",
+	},
+}
+
+// LookupModel returns the catalog model of that name (case-insensitive).
+func LookupModel(name string) (Model, error) {
+	m, ok := models[strings.ToLower(name)]
+	if !ok {
+		return Model{}, fmt.Errorf("unknown model %q (allowed: %s)", name, strings.Join(ModelNames(), ", "))
+	}
+	return m, nil
+}
+
+// ModelNames lists the catalog's model names in order.
+func ModelNames() []string {
+	out := make([]string, 0, len(models))
+	for n := range models {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ParseModels reads models from a JSON document: a list of objects with the
+// keys of Model (name, layers, kv_heads, head_dim, kv_bytes, weight_bytes,
+// optional source). Each is validated; names are lower-cased.
+func ParseModels(r io.Reader) ([]Model, error) {
+	var ms []Model
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ms); err != nil {
+		return nil, fmt.Errorf("models file: want a JSON list of {name, layers, kv_heads, head_dim, kv_bytes, weight_bytes}: %v", err)
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("models file: empty list")
+	}
+	for i := range ms {
+		ms[i].Name = strings.ToLower(strings.TrimSpace(ms[i].Name))
+		if err := ms[i].Validate(); err != nil {
+			return nil, fmt.Errorf("models file: entry %d: %w", i, err)
+		}
+	}
+	return ms, nil
+}
+
+// Deployment is how a model is served on one instance: a TP group of GPUs.
+type Deployment struct {
+	GPUMemBytes     float64 // HBM per GPU, bytes (decimal GB·1e9)
+	Util            float64 // usable fraction u of HBM (vLLM gpu_memory_utilization), in (0, 1]
+	TP              int     // tensor-parallel GPUs per instance (>= 1)
+	ActivationBytes float64 // activation reserve per GPU, bytes
+	BlockTokens     int     // KV block size, tokens (16)
+}
+
+// Validate checks a deployment.
+func (d Deployment) Validate() error {
+	switch {
+	case !(d.GPUMemBytes > 0):
+		return fmt.Errorf("deployment: GPU memory %v bytes must be > 0", d.GPUMemBytes)
+	case !(d.Util > 0 && d.Util <= 1):
+		return fmt.Errorf("deployment: memory utilization %v must be in (0, 1]", d.Util)
+	case d.TP < 1:
+		return fmt.Errorf("deployment: tensor parallelism %d must be >= 1", d.TP)
+	case !(d.ActivationBytes >= 0):
+		return fmt.Errorf("deployment: activation reserve %v bytes must be >= 0", d.ActivationBytes)
+	case d.BlockTokens < 1:
+		return fmt.Errorf("deployment: block size %d tokens must be >= 1", d.BlockTokens)
+	}
+	return nil
+}
+
+// KVBytesPerGPU returns the KV-cache bytes left on each GPU of the group:
+// M_gpu·u − M_model/TP − activations (token-budget eq. 2's numerator, per
+// GPU). It may be negative: the weights do not fit.
+func (d Deployment) KVBytesPerGPU(m Model) float64 {
+	return d.GPUMemBytes*d.Util - m.WeightBytes/float64(d.TP) - d.ActivationBytes
+}
+
+// SeqsPerInstance returns N_seq = floor((M_gpu·u − M_model/TP − act) /
+// (M_seq/TP)) (token-budget eq. 2 with tensor parallelism: each GPU holds
+// 1/TP of every sequence's KV), or 0 when nothing fits.
+func (d Deployment) SeqsPerInstance(m Model, maxCtx int) int {
+	free := d.KVBytesPerGPU(m)
+	if free <= 0 || maxCtx < 1 {
+		return 0
+	}
+	return int(math.Floor(free / (m.SeqBytes(maxCtx) / float64(d.TP))))
+}
+
+// KVBlocks returns the 16-token (BlockTokens) KV blocks one instance holds:
+// floor(free bytes per GPU / (BlockTokens·KVBytesPerToken/TP)). With it,
+// GPU.Slots applies the simulator's block rule
+// min(MaxSlots·CalibCtx/ctx, KVBlocks/ceil(ctx/BlockTokens)).
+func (d Deployment) KVBlocks(m Model) int {
+	free := d.KVBytesPerGPU(m)
+	if free <= 0 {
+		return 0
+	}
+	per := float64(d.BlockTokens) * m.KVBytesPerToken() / float64(d.TP)
+	return int(math.Floor(free / per))
+}
+
+// MI300XQwen3 is the token-budget paper's §4.7 deployment: MI300X 192 GB,
+// 90% usable, TP = 8, 10 GB of activations per GPU, 16-token blocks.
+var MI300XQwen3 = Deployment{GPUMemBytes: 192e9, Util: 0.9, TP: 8, ActivationBytes: 10e9, BlockTokens: 16}

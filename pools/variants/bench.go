@@ -1,0 +1,188 @@
+package variants
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// BenchRow is one benchmark measurement (the seed's columns).
+type BenchRow struct {
+	Model     string  // mm
+	HW        string  // hw
+	Precision string  // prec
+	Batch     float64 // bb, requests in the batch
+	ITL       float64 // itl, ms
+	THP       float64 // thp, tokens/s (informational)
+	DP, TP    int     // dp, tp
+	In        float64 // in: prompt tokens per request (optional column)
+	Prefill   float64 // prefill (or ttft) time of the batch, ms (optional column)
+	HasPre    bool    // the row has in and prefill values
+	Line      int     // line in the file
+}
+
+// BenchGroup is the rows of one (model, hardware, precision, tp) group.
+type BenchGroup struct {
+	Model, HW, Precision string
+	TP                   int
+	Rows                 []BenchRow
+}
+
+// Name returns the group's label "model/hw/prec/tpN".
+func (g BenchGroup) Name() string {
+	return fmt.Sprintf("%s/%s/%s/tp%d", g.Model, g.HW, g.Precision, g.TP)
+}
+
+// MaxBenchRows bounds a benchmark file.
+const MaxBenchRows = 1_000_000
+
+// ReadBench reads a benchmark CSV with a header naming the columns mm, hw,
+// prec, bb, itl (required), thp, dp, tp (optional; tp defaults to 1) and,
+// for the prefill fit, in and prefill (or ttft), both optional. It returns
+// the groups in order of first appearance. A row that does not parse is an
+// error naming its line and column.
+func ReadBench(r io.Reader) ([]BenchGroup, error) {
+	cr := csv.NewReader(r)
+	cr.TrimLeadingSpace = true
+	head, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, bad("benchmark", "empty", "the file has no header (want columns mm, hw, prec, bb, itl)")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("benchmark: %s", oneLine(err.Error()))
+	}
+	col := map[string]int{}
+	for i, h := range head {
+		col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+	}
+	for _, c := range []string{"mm", "hw", "prec", "bb", "itl"} {
+		if _, ok := col[c]; !ok {
+			return nil, bad("benchmark header", strings.Join(head, ","), "missing column %q (need mm, hw, prec, bb, itl)", c)
+		}
+	}
+	preName := "prefill"
+	if _, ok := col[preName]; !ok {
+		preName = "ttft"
+	}
+	var groups []BenchGroup
+	index := map[string]int{}
+	line := 1
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		line++
+		if err != nil {
+			return nil, fmt.Errorf("benchmark: %s", oneLine(err.Error()))
+		}
+		if line > MaxBenchRows {
+			return nil, bad("benchmark", line, "more than %d rows", MaxBenchRows)
+		}
+		row := BenchRow{Line: line, TP: 1, DP: 1}
+		get := func(c string) string {
+			if i, ok := col[c]; ok && i < len(rec) {
+				return strings.TrimSpace(rec[i])
+			}
+			return ""
+		}
+		num := func(c string, dst *float64, need bool) error {
+			s := get(c)
+			if s == "" && !need {
+				return nil
+			}
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil || !finite(v) || v < 0 {
+				return bad(fmt.Sprintf("line %d: %s", line, c), s, "must be a finite number >= 0")
+			}
+			*dst = v
+			return nil
+		}
+		integer := func(c string, dst *int) error {
+			s := get(c)
+			if s == "" {
+				return nil
+			}
+			v, err := strconv.Atoi(s)
+			if err != nil || v < 1 {
+				return bad(fmt.Sprintf("line %d: %s", line, c), s, "must be an integer >= 1")
+			}
+			*dst = v
+			return nil
+		}
+		row.Model, row.HW, row.Precision = get("mm"), get("hw"), get("prec")
+		if row.Model == "" || row.HW == "" {
+			return nil, bad(fmt.Sprintf("line %d: mm/hw", line), row.Model+"/"+row.HW, "model and hardware must be named")
+		}
+		for _, e := range []error{num("bb", &row.Batch, true), num("itl", &row.ITL, true), num("thp", &row.THP, false),
+			integer("dp", &row.DP), integer("tp", &row.TP)} {
+			if e != nil {
+				return nil, e
+			}
+		}
+		if row.Batch < 1 {
+			return nil, bad(fmt.Sprintf("line %d: bb", line), row.Batch, "the batch size must be >= 1")
+		}
+		if get("in") != "" && get(preName) != "" {
+			if err := num("in", &row.In, true); err != nil {
+				return nil, err
+			}
+			if err := num(preName, &row.Prefill, true); err != nil {
+				return nil, err
+			}
+			row.HasPre = true
+		}
+		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d", row.Model, row.HW, row.Precision, row.TP)
+		i, ok := index[key]
+		if !ok {
+			i = len(groups)
+			index[key] = i
+			groups = append(groups, BenchGroup{Model: row.Model, HW: row.HW, Precision: row.Precision, TP: row.TP})
+		}
+		groups[i].Rows = append(groups[i].Rows, row)
+	}
+	if len(groups) == 0 {
+		return nil, bad("benchmark", "no rows", "the file has a header but no measurements")
+	}
+	return groups, nil
+}
+
+// FitGroup fits a group's decode line (itl against bb) and, when at least
+// two of its rows have prefill values with distinct in·bb, its prefill
+// line (prefill against in·bb). A negative decode slope or base is an error:
+// the queue model needs ITL to grow with the batch.
+func FitGroup(g BenchGroup, source string) (Profile, error) {
+	var x, y, xp, yp []float64
+	for _, r := range g.Rows {
+		x = append(x, r.Batch)
+		y = append(y, r.ITL)
+		if r.HasPre {
+			xp = append(xp, r.In*r.Batch)
+			yp = append(yp, r.Prefill)
+		}
+	}
+	p := Profile{Name: g.Name(), Model: g.Model, Accelerator: g.HW, Precision: g.Precision, TP: g.TP}
+	d, err := FitLine(x, y, g.Name()+": bb")
+	if err != nil {
+		return p, err
+	}
+	if d.Slope < 0 {
+		return p, bad(g.Name()+": beta_ms", d.Slope, "the fitted ITL falls with the batch size (β < 0); the model needs β >= 0")
+	}
+	if d.Intercept <= 0 {
+		return p, bad(g.Name()+": alpha_ms", d.Intercept, "the fitted ITL at batch 0 is not positive (α <= 0); the model needs α > 0")
+	}
+	p.Alpha, p.Beta = d.Intercept, d.Slope
+	p.Fit = &FitReport{Source: source, Decode: d}
+	if len(xp) >= 2 {
+		pf, err := FitLine(xp, yp, g.Name()+": in*bb")
+		if err == nil && pf.Slope >= 0 && pf.Intercept >= 0 {
+			p.Gamma, p.Delta = pf.Intercept, pf.Slope
+			p.Fit.Prefill = &pf
+		}
+	}
+	return p, nil
+}
