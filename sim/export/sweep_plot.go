@@ -3,7 +3,6 @@ package export
 import (
 	"bytes"
 	"fmt"
-	"image/color"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -16,8 +15,8 @@ import (
 
 // Size of the sweep plots.
 const (
-	sweepPlotWidth  = 16 * vg.Centimeter
-	sweepPlotHeight = 10 * vg.Centimeter
+	sweepPlotWidth  = 18 * vg.Centimeter
+	sweepPlotHeight = 12 * vg.Centimeter
 )
 
 // SweepPlot draws metric m of rows against axis x (sweep.XAxis): one line
@@ -26,9 +25,9 @@ const (
 func SweepPlot(rows []sweep.Row, axes []sweep.Axis, x int, m sweep.Metric) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = m.Label + " by " + axes[x].Key
-	p.X.Label.Text = axes[x].Key
+	p.X.Label.Text = sweep.AxisLabel(axes[x].Key)
 	p.Y.Label.Text = m.Label
-	p.Legend.Top = true
+	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
 	if !axes[x].Numeric() {
 		ticks := make([]plot.Tick, len(axes[x].Values))
@@ -54,14 +53,14 @@ func SweepPlot(rows []sweep.Row, axes []sweep.Axis, x int, m sweep.Metric) (*plo
 		line.Color, points.Color = c, c
 		line.Width = vg.Points(1.5)
 		points.Shape = plotutil.Shape(i)
-		if s.Name == "fleet" {
+		if s.Fleet {
 			line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-			line.Color, points.Color = color.Black, color.Black
 		}
 		p.Add(line, points)
 		p.Legend.Add(s.Name, line, points)
 	}
 	p.Legend.ThumbnailWidth = vg.Points(20)
+	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	return p, nil
 }
 

@@ -16,7 +16,7 @@ func TestParseAxis(t *testing.T) {
 		// Values are START + k·STEP (no running sum), and STOP counts when
 		// the steps land on it.
 		{"gamma", "1:1.5:0.25", []string{"1", "1.25", "1.5"}},
-		{"rate", "5:6:10", []string{"5"}},                 // STOP short of one step
+		{"rate", "5:6:10", []string{"5"}},                // STOP short of one step
 		{"rate", " 12.50 , 14 ", []string{"12.5", "14"}}, // canonical numbers
 		{"router", "length,cr", []string{"length", "cr"}},
 		{"count.short", "1:3:1", []string{"1", "2", "3"}},

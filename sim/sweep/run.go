@@ -109,7 +109,7 @@ func runPoint(cfg sim.Config, p Point, opts Options) (Result, error) {
 		}
 	}
 	simOpts := sim.Options{Stop: opts.Stop}
-	det.Configure(&cfg, &simOpts, opts.Enforce)
+	sink, verdicts := det.Begin(&cfg, &simOpts, sink, opts.Enforce)
 	sum, err := sim.Run(cfg, src, sink, simOpts)
 	if err == nil {
 		err = src.Err()
@@ -122,6 +122,6 @@ func runPoint(cfg sim.Config, p Point, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	fleet, pools := det.Verdicts(sum)
+	fleet, pools := verdicts(sum)
 	return Result{Point: p, Config: cfg, Summary: sum, Fleet: fleet, Pools: pools}, nil
 }

@@ -9,8 +9,9 @@ import (
 // the other keys' values) against the swept key. Y is the mean over the
 // seed axis of the rows at each X, skipping NaN.
 type Series struct {
-	Name string
-	X, Y []float64
+	Name  string
+	Fleet bool // the line sums the whole fleet
+	X, Y  []float64
 }
 
 // Metric is a plotted quantity of a row.
@@ -25,6 +26,19 @@ var PlotMetrics = []Metric{
 	{"ttft_p99", "P99 TTFT (s)", func(r *Row) float64 { return r.Metrics.TTFT.P99 }},
 	{"utilization", "slot utilization", func(r *Row) float64 { return r.Metrics.SlotUtilization }},
 	{"cost", "cost (USD per million requests)", (*Row).USDPerMillion},
+}
+
+// AxisLabel is an axis key with its unit, for plots.
+func AxisLabel(key string) string {
+	b, pool := baseKey(key)
+	l := map[string]string{
+		KeyRate: "arrival rate (req/s)", KeyCount: "instances", KeyGPU: "GPU",
+		KeyBShort: "B_short (tokens)", KeyGamma: "C&R γ", KeyRouter: "router", KeyTiming: "timing", KeySeed: "seed",
+	}[b]
+	if pool != "" {
+		l += " of pool " + pool
+	}
+	return l
 }
 
 // XAxis picks the axis plotted along x: the first axis (other than seed)
@@ -42,7 +56,7 @@ func XAxis(axes []Axis) int {
 }
 
 // MakeSeries groups rows into lines for metric m against axis x: one line
-// per pool (and fleet) and combination of the other non-seed axes' values,
+// per pool (and the fleet, when it has several pools) and combination of the other non-seed axes' values,
 // in first-appearance order. A numeric axis gives X its values; another
 // gives X the value's position (0, 1, ...) — label it with the axis's Values.
 func MakeSeries(rows []Row, axes []Axis, x int, m Metric) []Series {
@@ -52,8 +66,16 @@ func MakeSeries(rows []Row, axes []Axis, x int, m Metric) []Series {
 	}
 	var order []string
 	groups := map[string]*acc{}
+	fleet := map[string]bool{}
+	onePool := true
+	for i := range rows {
+		onePool = onePool && (rows[i].Fleet || rows[i].PoolIndex == 0)
+	}
 	for i := range rows {
 		r := &rows[i]
+		if r.Fleet && onePool {
+			continue // the fleet is its only pool
+		}
 		name := []string{r.Pool}
 		for k, a := range axes {
 			if k != x && a.Key != KeySeed && len(a.Values) > 1 {
@@ -61,6 +83,7 @@ func MakeSeries(rows []Row, axes []Axis, x int, m Metric) []Series {
 			}
 		}
 		key := strings.Join(name, " ")
+		fleet[key] = r.Fleet
 		g := groups[key]
 		if g == nil {
 			g = &acc{sum: map[int]float64{}, n: map[int]int{}}
@@ -83,7 +106,7 @@ func MakeSeries(rows []Row, axes []Axis, x int, m Metric) []Series {
 	out := make([]Series, 0, len(order))
 	for _, key := range order {
 		g := groups[key]
-		s := Series{Name: key}
+		s := Series{Name: key, Fleet: fleet[key]}
 		for j := range axes[x].Values {
 			if g.n[j] == 0 {
 				continue

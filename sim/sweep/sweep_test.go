@@ -164,13 +164,14 @@ func TestShardsUnionEqualsGrid(t *testing.T) {
 // boundary is known exactly.
 type rateDetector struct{ limit float64 }
 
-func (rateDetector) Configure(*sim.Config, *sim.Options, bool) {}
-func (d rateDetector) Verdicts(s *sim.Summary) (Verdict, []Verdict) {
-	v := Verdict{Fired: s.Config.Workload.Rate > d.limit, AtS: math.NaN()}
-	if v.Fired {
-		v.AtS = 1
+func (d rateDetector) Begin(_ *sim.Config, _ *sim.Options, sink sim.Sink, _ bool) (sim.Sink, VerdictFunc) {
+	return sink, func(s *sim.Summary) (Verdict, []Verdict) {
+		v := Verdict{Fired: s.Config.Workload.Rate > d.limit, AtS: math.NaN()}
+		if v.Fired {
+			v.AtS = 1
+		}
+		return v, make([]Verdict, len(s.Pools))
 	}
-	return v, make([]Verdict, len(s.Pools))
 }
 
 func TestFindMaxRateBracketsTheBoundary(t *testing.T) {
