@@ -29,6 +29,11 @@ func SweepPlot(rows []sweep.Row, axes []sweep.Axis, x int, m sweep.Metric) (*plo
 	p.Y.Label.Text = m.Label
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
+	if m.Log {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Label.Text += ", log scale"
+	}
 	if !axes[x].Numeric() {
 		ticks := make([]plot.Tick, len(axes[x].Values))
 		for i, v := range axes[x].Values {

@@ -18,14 +18,15 @@ type Series struct {
 type Metric struct {
 	Name  string // file stem, e.g. "ttft_p99"
 	Label string // axis label with unit
+	Log   bool   // plot on a logarithmic axis (values <= 0 are left out)
 	Value func(r *Row) float64
 }
 
 // PlotMetrics are the quantities `fleetsim sweep` plots.
 var PlotMetrics = []Metric{
-	{"ttft_p99", "P99 TTFT (s)", func(r *Row) float64 { return r.Metrics.TTFT.P99 }},
-	{"utilization", "slot utilization", func(r *Row) float64 { return r.Metrics.SlotUtilization }},
-	{"cost", "cost (USD per million requests)", (*Row).USDPerMillion},
+	{"ttft_p99", "P99 TTFT (s)", true, func(r *Row) float64 { return r.Metrics.TTFT.P99 }},
+	{"utilization", "slot utilization", false, func(r *Row) float64 { return r.Metrics.SlotUtilization }},
+	{"cost", "cost (USD per million requests)", true, (*Row).USDPerMillion},
 }
 
 // AxisLabel is an axis key with its unit, for plots.
@@ -97,7 +98,7 @@ func MakeSeries(rows []Row, axes []Axis, x int, m Metric) []Series {
 			}
 		}
 		y := m.Value(r)
-		if math.IsNaN(y) || math.IsInf(y, 0) {
+		if math.IsNaN(y) || math.IsInf(y, 0) || (m.Log && y <= 0) {
 			continue
 		}
 		g.sum[xi] += y

@@ -178,20 +178,12 @@ func TestFindMaxRateBracketsTheBoundary(t *testing.T) {
 	base := smallBase()
 	base.Pools = base.Pools[:1]
 	base.Workload.CDF = "lmsys"
-	for _, limit := range []float64{0.7, 33.3, 1e4} { // below the first probe, between probes, above saturation
+	for _, limit := range []float64{0.7, 33.3} { // below the first probe, between probes
 		res, err := FindMaxRate(base, []uint64{1, 2}, MaxRateOptions{DurationS: 5, RelTol: 0.01, Detector: rateDetector{limit}, SaturationRequests: 300})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range res {
-			if limit == 1e4 {
-				// Ten doublings above saturation do not reach 10,000 req/s
-				// only if saturation is below ~10 req/s; otherwise a bracket.
-				if !math.IsInf(m.Fired, 1) && !(m.Held <= limit && m.Fired > limit) {
-					t.Errorf("limit %v: held %v fired %v", limit, m.Held, m.Fired)
-				}
-				continue
-			}
 			if !(m.Held <= limit && m.Fired > limit && m.Fired-m.Held <= 0.01*m.Fired) {
 				t.Errorf("limit %v seed %d: held %v, fired %v: not a 1%% bracket of the limit", limit, m.Seed, m.Held, m.Fired)
 			}
@@ -199,6 +191,26 @@ func TestFindMaxRateBracketsTheBoundary(t *testing.T) {
 				t.Errorf("limit %v: fired at %v, want the detector's 1 s", limit, m.FiredAtS)
 			}
 		}
+	}
+}
+
+// TestMaxRateNextExtends: while nothing fired the search doubles the
+// highest rate run, at most MaxExtend times, then gives up (Fired = +Inf).
+func TestMaxRateNextExtends(t *testing.T) {
+	m := MaxRate{Probes: []Probe{{Phase: "saturate", RateRPS: saturationRate}, {Phase: "sweep", RateRPS: 5}, {Phase: "sweep", RateRPS: 10}}}
+	for k := range MaxExtend {
+		j, ok := m.next(0.01, k)
+		if want := 10 * math.Pow(2, float64(k+1)); !ok || j.phase != "extend" || j.rate != want {
+			t.Fatalf("step %d: next = %+v, %v; want extend to %v", k, j, ok, want)
+		}
+		m.Probes = append(m.Probes, Probe{Phase: "extend", RateRPS: j.rate})
+	}
+	if j, ok := m.next(0.01, MaxExtend); ok {
+		t.Errorf("after %d doublings next = %+v, want none", MaxExtend, j)
+	}
+	m.bracket()
+	if !math.IsInf(m.Fired, 1) || m.Held != 10240 {
+		t.Errorf("held %v fired %v, want 10240 and +Inf", m.Held, m.Fired)
 	}
 }
 
