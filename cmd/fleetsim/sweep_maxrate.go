@@ -17,9 +17,12 @@ import (
 // checkFindMax checks a --find-max-rate grid: only seeds may vary, and a
 // duration is needed.
 func (f *sweepFlags) checkFindMax(g *sweep.Grid) error {
+	if err := g.FoldSingle(); err != nil {
+		return err
+	}
 	for _, a := range g.Axes {
 		if a.Key != sweep.KeySeed {
-			return fmt.Errorf("--find-max-rate searches the rate of one scenario: sweep key %q is not allowed with it (only --seeds)", a.Key)
+			return fmt.Errorf("--find-max-rate searches the rate of one scenario: sweep key %q has %d values; give it one (only --seeds may list several)", a.Key, len(a.Values))
 		}
 	}
 	if !(g.DurationS > 0) {

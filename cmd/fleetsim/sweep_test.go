@@ -42,7 +42,8 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"--sweep", badFile}, `sweep key "colour": unknown`},
 		{[]string{"--sweep", unknownTop}, "grdi"},
 		{[]string{"--find-max-rate"}, "--duration 0: --find-max-rate needs"},
-		{[]string{"--find-max-rate", "--duration", "10", "--rates", "1,2"}, `sweep key "rate" is not allowed`},
+		{[]string{"--find-max-rate", "--duration", "10", "--rates", "1,2"}, `sweep key "rate" has 2 values`},
+		{[]string{"--find-max-rate", "--duration", "10", "--gpu", "a10g"}, "pools[1].max_ctx"},
 		{[]string{"--find-max-rate", "--duration", "10", "--shard", "0/2"}, "not with --find-max-rate"},
 		{[]string{"--workers", "-1"}, "--workers -1"},
 		{[]string{"--rate", "5"}, "unknown flag: --rate"},
@@ -195,7 +196,7 @@ func TestFindMaxRateCLI(t *testing.T) {
 		t.Skip("runs about 30 short simulations")
 	}
 	out := filepath.Join(t.TempDir(), "m")
-	code, stdout, stderr := runCLI(t, "sweep", "--find-max-rate", "--pool", "a:a10g:1:2048", "--workload", "lmsys",
+	code, stdout, stderr := runCLI(t, "sweep", "--find-max-rate", "--pool", "a:a10g:1:2048", "--workload", "lmsys", "--timing", "kv",
 		"--duration", "60", "--seeds", "1,2", "--rate-tol", "0.05", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -207,5 +208,21 @@ func TestFindMaxRateCLI(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, maxRateFile)); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestSweepExampleFile: the example sweep file of docs/sweep.md decodes and
+// validates (30 points: 5 rates × 3 short-pool sizes × 2 seeds).
+func TestSweepExampleFile(t *testing.T) {
+	f := newSweepFlags()
+	if err := f.fs.Parse([]string{"--sweep", filepath.Join(repoTestdata, "sweep.yaml")}); err != nil {
+		t.Fatal(err)
+	}
+	g, _, err := f.grid()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Size() != 30 || g.DurationS != 120 || g.Base.Pools[1].Count != 131 {
+		t.Errorf("size %d, duration %v, long pool %d; want 30, 120, 131", g.Size(), g.DurationS, g.Base.Pools[1].Count)
 	}
 }

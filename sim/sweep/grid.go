@@ -67,6 +67,23 @@ func (g *Grid) Check() error {
 	return nil
 }
 
+// FoldSingle sets every axis with one value (except the seed axis) on Base
+// and drops it from Axes: a key given one value is a setting, not a sweep.
+func (g *Grid) FoldSingle() error {
+	axes := g.Axes[:0:0]
+	for _, a := range g.Axes {
+		if len(a.Values) == 1 && a.Key != KeySeed {
+			if err := a.apply(&g.Base, a.Values[0]); err != nil {
+				return err
+			}
+			continue
+		}
+		axes = append(axes, a)
+	}
+	g.Axes = axes
+	return nil
+}
+
 // Point returns point i (0 <= i < Size()).
 func (g *Grid) Point(i int) Point {
 	p := Point{Index: i, Values: make([]string, len(g.Axes))}
