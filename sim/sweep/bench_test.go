@@ -7,11 +7,11 @@ import (
 )
 
 // BenchmarkSweep8 runs a grid of 8 points (rates 40 to 320 req/s on a
-// 16-GPU A100 pool, Azure CDF, 20,000 requests each) with one worker per
+// 16-GPU A100 pool, Azure CDF, 60,000 requests each) with one worker per
 // GOMAXPROCS. Compare -cpu 1,2: the speed-up of the worker pool.
 func BenchmarkSweep8(b *testing.B) {
 	base := sim.Defaults()
-	base.Workload.Requests = 20_000
+	base.Workload.Requests = 60_000
 	base.Pools = []sim.PoolConfig{{Name: "a", GPU: "a100", Count: 16, MaxContext: 65536}}
 	rates, err := ParseAxis(KeyRate, "40:320:40")
 	if err != nil {
