@@ -93,12 +93,7 @@ func runPoint(cfg sim.Config, p Point, opts Options) (Result, error) {
 	if c, ok := src.(io.Closer); ok {
 		defer c.Close()
 	}
-	cfg.Workload = cfg.Workload.WithDefaults()
-	for i := range cfg.Pools {
-		if cfg.Pools[i].Dispatch == "" {
-			cfg.Pools[i].Dispatch = sim.DispatchCentral
-		}
-	}
+	cfg = cfg.Effective()
 	var (
 		sink   sim.Sink
 		finish func(bool) error

@@ -1,0 +1,15 @@
+package sim
+
+// Effective returns c with the defaults that Run applies spelled out (the
+// workload's optional fields, central dispatch for pools that name none),
+// so that a summary records the settings a run used. The pools are copied.
+func (c Config) Effective() Config {
+	c.Workload = c.Workload.WithDefaults()
+	c.Pools = append([]PoolConfig(nil), c.Pools...)
+	for i := range c.Pools {
+		if c.Pools[i].Dispatch == "" {
+			c.Pools[i].Dispatch = DispatchCentral
+		}
+	}
+	return c
+}
