@@ -1,14 +1,32 @@
+//go:build unix
+
 package sweep
 
 import (
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/fleetsim/fleetsim/sim"
 )
 
+// cpuTime is the process's user + system CPU time so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchmarkSweep8 runs a grid of 8 points (rates 40 to 320 req/s on a
 // 16-GPU A100 pool, Azure CDF, 60,000 requests each) with one worker per
-// GOMAXPROCS. Compare -cpu 1,2: the speed-up of the worker pool.
+// GOMAXPROCS. Compare -cpu 1,2: the speed-up of the worker pool. Besides
+// ns/op it reports cpu-s/op, the process's CPU time per sweep: on a shared
+// machine wall time depends on other load, CPU time much less, and equal
+// CPU time at -cpu 1 and 2 shows that running points in parallel adds no
+// work (the speed-up on two idle cores is then the CPU time over the
+// busier worker's share).
 func BenchmarkSweep8(b *testing.B) {
 	base := sim.Defaults()
 	base.Workload.Requests = 60_000
@@ -21,9 +39,11 @@ func BenchmarkSweep8(b *testing.B) {
 	if err := g.Validate(); err != nil {
 		b.Fatal(err)
 	}
+	c0 := cpuTime(b)
 	for b.Loop() {
 		if _, err := Run(g, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric((cpuTime(b) - c0).Seconds()/float64(b.N), "cpu-s/op")
 }
