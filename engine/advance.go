@@ -6,20 +6,27 @@ import (
 )
 
 // run is a stretch of iterations with an unchanged batch: every iteration
-// takes a + d*j seconds (j counted from the anchor), so iteration j starts
-// at anchorT + j*a + d*j*(j-1)/2. Every start time inside a run is computed
-// from its anchor, so splitting an advance anywhere gives identical times.
+// takes a + d*j picoseconds (j counted from the anchor), so iteration j
+// starts at anchorT + round(j*a + d*j*(j-1)/2). Every start time inside a
+// run is computed from its anchor and rounded once (no accumulation), so
+// splitting an advance anywhere gives identical times.
 type run struct {
 	valid    bool
 	anchorIt int     // global index of the run's first iteration
-	anchorT  float64 // its start, s
-	a        float64 // duration of the first iteration, s
-	d        float64 // growth of the duration per iteration, s
+	anchorT  Time    // its start
+	a        float64 // duration of the first iteration, ps
+	d        float64 // growth of the duration per iteration, ps
 }
 
-// startOf returns the start of the run's j-th iteration.
-func (r *run) startOf(j int) float64 {
-	return r.anchorT + (float64(j)*r.a + r.d*float64(j*(j-1)/2))
+// startOf returns the start of the run's j-th iteration (Never when that
+// lies beyond the range of Time: only for runs far past MaxArrival).
+func (r *run) startOf(j int) Time {
+	x := float64(j)
+	off := math.Round(x*r.a + r.d*(x*(x-1)/2))
+	if off >= float64(Never-r.anchorT) {
+		return Never
+	}
+	return r.anchorT + Time(off)
 }
 
 // --- private queue ---
@@ -200,9 +207,9 @@ func (e *Engine) planAt(k int, store bool) (nAct, kv, pt int) {
 	return nAct, kv, pt
 }
 
-// iterTime is the iteration-time model, s.
+// iterTime is the iteration-time model, in picoseconds (not rounded).
 func (e *Engine) iterTime(nAct, kv, pt int) float64 {
-	tm := &e.cfg.Timing
+	tm := &e.tps
 	return tm.W + tm.HSeq*float64(nAct) + tm.HKV*float64(kv) + tm.P*float64(pt)
 }
 
@@ -210,7 +217,7 @@ func (e *Engine) iterTime(nAct, kv, pt int) float64 {
 func (e *Engine) establish() {
 	nAct, kv, pt := e.planAt(0, true)
 	e.run = run{valid: true, anchorIt: e.it, anchorT: e.next,
-		a: e.iterTime(nAct, kv, pt), d: e.cfg.Timing.HKV * float64(len(e.dec)+pt)}
+		a: e.iterTime(nAct, kv, pt), d: e.tps.HKV * float64(len(e.dec)+pt)}
 }
 
 // quiet reports whether the next iteration starts without a change to the
@@ -260,7 +267,7 @@ func (e *Engine) horizon() (k int, exhaust bool) {
 
 // jumpLen returns how many quiet iterations starting before t to jump over
 // (0: run the next iteration with the general step).
-func (e *Engine) jumpLen(t float64) int {
+func (e *Engine) jumpLen(t Time) int {
 	if !e.quiet() {
 		return 0
 	}
@@ -277,7 +284,7 @@ func (e *Engine) jumpLen(t float64) int {
 	}
 	// Smallest J in (m, last] with startOf(J) >= t: solve
 	// a*J + d*J*(J-1)/2 = t - anchorT, then correct with the exact sum.
-	D := t - r.anchorT
+	D := float64(t - r.anchorT)
 	b := r.a - r.d/2
 	x := D / r.a
 	if r.d > 0 {
@@ -312,17 +319,17 @@ func (e *Engine) jump(k int) {
 	}
 	end := e.run.startOf(i - e.run.anchorIt + k)
 	n := e.nRunning()
-	e.busy += float64(n) * (end - e.next)
+	e.busy += float64(n) * float64(end-e.next)
 	e.lastN, e.lastEnd = n, end
 	e.next = end
 	e.it += k
 }
 
-// AdvanceTo runs every iteration that starts before t (seconds) and appends
+// AdvanceTo runs every iteration that starts before t and appends
 // the results of the requests that finished to out, in finishing order (ties
 // within one iteration in admission order). AdvanceTo(t1) followed by
 // AdvanceTo(t2) gives the same state as AdvanceTo(t2) alone.
-func (e *Engine) AdvanceTo(t float64, out []Result) []Result {
+func (e *Engine) AdvanceTo(t Time, out []Result) []Result {
 	for !e.idle && e.next < t {
 		if k := e.jumpLen(t); k > 0 {
 			e.jump(k)
@@ -336,31 +343,34 @@ func (e *Engine) AdvanceTo(t float64, out []Result) []Result {
 	return out
 }
 
-// NextEvent returns a time, in seconds and strictly after Now(), no later
+// NextEvent returns a time strictly after Now() and no later
 // than the end of the next iteration that changes the batch composition (a
 // prefill finishes, a request finishes, a decode step finds no free block,
-// an admission), or +Inf when the engine has nothing to do. When the next
+// an admission), or Never when the engine has nothing to do. When the next
 // change is a prefill or a completion it is exactly that iteration's end;
 // when it is an admission or a preemption at an iteration's start it is that
-// start plus Timing.W. Advancing the engine to NextEvent() always runs at
+// start plus Timing.W (rounded to the picosecond). Advancing the engine to NextEvent() always runs at
 // least one iteration. It must be read again after Submit and after any
 // change to the shared queue.
-func (e *Engine) NextEvent() float64 {
+func (e *Engine) NextEvent() Time {
 	if e.idle {
-		return math.Inf(1)
+		return Never
 	}
 	if e.nRunning() == 0 && e.queued() == 0 && (e.shared == nil || e.shared.Peek() == nil) {
-		return math.Inf(1)
+		return Never
 	}
 	if !e.quiet() {
-		return e.next + e.cfg.Timing.W
+		return e.next + e.wps
 	}
 	k, exhaust := e.horizon()
 	start := e.run.startOf(e.it - e.run.anchorIt + k)
-	if exhaust {
-		return start + e.cfg.Timing.W
+	if start > Never-maxIterationPS { // beyond the range of Time
+		return Never
 	}
-	return start + e.iterTime(e.planAt(k, false))
+	if exhaust {
+		return start + e.wps
+	}
+	return start + Time(math.Round(e.iterTime(e.planAt(k, false))))
 }
 
 // step runs the iteration starting at e.next with the general rules.
@@ -424,9 +434,9 @@ func (e *Engine) step(out []Result) []Result {
 		return out
 	}
 	// 3. Tokens and time.
-	dt := e.iterTime(e.planAt(0, true))
+	dt := Time(math.Round(e.iterTime(e.planAt(0, true))))
 	end := start + dt
-	e.busy += float64(n) * dt
+	e.busy += float64(n) * float64(dt)
 	e.lastN, e.lastEnd = n, end
 	// 4. Apply. Decoders that produce their last token leave first.
 	done := e.done[:0]

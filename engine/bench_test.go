@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math"
 	"testing"
 
 	"github.com/fleetsim/fleetsim/workload"
@@ -16,9 +15,9 @@ var a100Short = Config{
 	Timing: Timing{W: 0.008, HKV: 0.00065 / 8192},
 }
 
-// arrival is a job and its arrival time, s.
+// arrival is a job and its arrival time.
 type arrival struct {
-	at  float64
+	at  Time
 	job Job
 }
 
@@ -41,7 +40,7 @@ func azureShort(tb testing.TB, n int, rate float64) []arrival {
 	for i := range reqs {
 		now += ar.ExpFloat64() / rate
 		in, out := workload.SplitNormal(c.Sample(lr), workload.DefaultOutputMu, workload.DefaultOutputSigma, sr)
-		reqs[i] = arrival{at: now, job: Job{Tag: i, In: in, Out: out}}
+		reqs[i] = arrival{at: Seconds(now), job: Job{Tag: i, In: in, Out: out}}
 	}
 	return reqs
 }
@@ -98,10 +97,10 @@ func benchEngineCfg(b *testing.B, cfg Config, events bool, rate float64) {
 	end := reqs[len(reqs)-1].at
 	b.StopTimer()
 	s := e.Stats()
-	b.ReportMetric(s.BusySlotSeconds/(float64(cfg.MaxSeqs)*end), "util")
+	b.ReportMetric(s.BusySlotSeconds/(float64(cfg.MaxSeqs)*end.Seconds()), "util")
 	b.ReportMetric(float64(s.Preemptions)/float64(b.N), "preempt/req")
 	b.ReportMetric(float64(s.Queued), "queued")
-	out = e.AdvanceTo(math.Inf(1), out[:0])
+	out = e.AdvanceTo(Never, out[:0])
 	if done+len(out) != b.N {
 		b.Fatalf("%d of %d requests completed", done+len(out), b.N)
 	}

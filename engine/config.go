@@ -61,8 +61,16 @@ func (c Config) Validate() error {
 			return fmt.Errorf("engine: %s = %v, must be a finite number >= 0 (seconds)", f.name, f.v)
 		}
 	}
-	if !(c.Timing.W > 0) {
-		return fmt.Errorf("engine: Timing.W = %v, must be > 0 (every iteration takes time, seconds)", c.Timing.W)
+	if !(c.Timing.W >= 1e-12) {
+		return fmt.Errorf("engine: Timing.W = %v, must be >= 1e-12 (every iteration takes at least one picosecond, the engine's time unit; seconds)", c.Timing.W)
+	}
+	// The longest iteration: every slot active and prefilling a full chunk,
+	// the whole KV cache held.
+	tm := c.Timing
+	worst := tm.W + tm.HSeq*float64(c.MaxSeqs) + tm.HKV*float64(c.KVBlocks)*float64(c.BlockTokens) +
+		tm.P*float64(c.MaxSeqs)*float64(c.ChunkTokens)
+	if !(worst <= MaxIterationS) {
+		return fmt.Errorf("engine: Timing %+v: the longest iteration takes %.4g s, must be <= %g s (MaxIterationS)", tm, worst, float64(MaxIterationS))
 	}
 	return nil
 }

@@ -60,22 +60,25 @@ type Engine struct {
 	seqno   int64  // admission counter
 	it      int    // index of the next iteration (= iterations run)
 
-	next    float64 // start of the next iteration (valid when not idle)
-	idle    bool    // nothing running, nothing queued
-	lastEnd float64 // end of the last iteration run
-	lastN   int     // sequences running in the last iteration
-	now     float64 // latest time the caller advanced to
+	next    Time // start of the next iteration (valid when not idle)
+	idle    bool // nothing running, nothing queued
+	lastEnd Time // end of the last iteration run
+	lastN   int  // sequences running in the last iteration
+	now     Time // latest time the caller advanced to
+
+	tps Timing // cfg.Timing in picoseconds (coefficients × 1e12)
+	wps Time   // W rounded to the picosecond (>= 1)
 
 	run run // the current closed-form run, if any
 
 	completed, rejected, preemptions int64
-	busy                             float64 // integral up to lastEnd
+	busy                             float64 // integral up to lastEnd, sequence·ps
 	done                             []*seq  // scratch: finished in one iteration
 	spare                            []*seq  // finished seqs for reuse
 }
 
 // newSeq returns a queued sequence for j, enqueued at time now.
-func (e *Engine) newSeq(j Job, now float64) *seq {
+func (e *Engine) newSeq(j Job, now Time) *seq {
 	var s *seq
 	if n := len(e.spare); n > 0 {
 		s = e.spare[n-1]
@@ -112,7 +115,10 @@ func New(cfg Config) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Engine{cfg: cfg, free: cfg.KVBlocks, idle: true, cnt: make([]int, cfg.BlockTokens)}, nil
+	tm := cfg.Timing
+	tps := Timing{W: tm.W * 1e12, HSeq: tm.HSeq * 1e12, HKV: tm.HKV * 1e12, P: tm.P * 1e12}
+	return &Engine{cfg: cfg, free: cfg.KVBlocks, idle: true, cnt: make([]int, cfg.BlockTokens),
+		tps: tps, wps: Time(math.Round(tps.W))}, nil
 }
 
 // Config returns the engine's configuration.
@@ -150,13 +156,13 @@ func (e *Engine) reason(j *Job) string {
 // ceil((L_in+L_out-1)/BlockTokens) blocks, fits in KVBlocks.
 func (e *Engine) Fits(j Job) bool { return e.reason(&j) == "" }
 
-// Submit hands j to the engine at time now, in seconds (the engine must
-// already have been advanced to now). A job that does not fit is rejected
+// Submit hands j to the engine at time now (the engine must already have
+// been advanced to now; now <= MaxArrival). A job that does not fit is rejected
 // at once: Submit then returns its Result (Rejected, Reason set, Enqueued =
 // Finished = now) and false. Otherwise j joins the tail of the private queue,
 // may be admitted by any iteration starting at or after now, and Submit
 // returns a zero Result and true.
-func (e *Engine) Submit(j Job, now float64) (Result, bool) {
+func (e *Engine) Submit(j Job, now Time) (Result, bool) {
 	if why := e.reason(&j); why != "" {
 		e.rejected++
 		return Result{Job: j, Enqueued: now, Finished: now, Rejected: true, Reason: why}, false
@@ -169,7 +175,7 @@ func (e *Engine) Submit(j Job, now float64) (Result, bool) {
 	e.q = append(e.q, s)
 	if e.idle || wasEmpty {
 		e.idle = false
-		e.next = math.Max(now, e.lastEnd)
+		e.next = max(now, e.lastEnd)
 	}
 	return Result{}, true
 }
@@ -186,15 +192,15 @@ func (e *Engine) CanAdmit(j Job) bool {
 		e.blocksFor(j.In) <= e.free
 }
 
-// Now returns the time, in seconds, up to which the engine's state is
-// materialized: the latest time passed to AdvanceTo or Submit.
-func (e *Engine) Now() float64 { return e.now }
+// Now returns the time up to which the engine's state is materialized: the
+// latest time passed to AdvanceTo or Submit.
+func (e *Engine) Now() Time { return e.now }
 
 // Stats returns the engine's counters.
 func (e *Engine) Stats() Stats {
 	busy := e.busy
 	if e.lastEnd > e.now {
-		busy -= float64(e.lastN) * (e.lastEnd - e.now)
+		busy -= float64(e.lastN) * float64(e.lastEnd-e.now)
 	}
 	return Stats{
 		Running:         e.nRunning(),
@@ -204,7 +210,7 @@ func (e *Engine) Stats() Stats {
 		Rejected:        e.rejected,
 		Preemptions:     e.preemptions,
 		Iterations:      int64(e.it),
-		BusySlotSeconds: busy,
+		BusySlotSeconds: busy / 1e12,
 	}
 }
 

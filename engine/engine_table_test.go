@@ -5,7 +5,8 @@ import (
 	"testing"
 )
 
-func approx(a, b float64) bool { return math.Abs(a-b) <= 1e-9 }
+// approx reports whether t is within 1e-9 s of s seconds.
+func approx(t Time, s float64) bool { return math.Abs(t.Seconds()-s) <= 1e-9 }
 
 // TestHandComputed checks cases worked out by hand.
 func TestHandComputed(t *testing.T) {
@@ -45,7 +46,7 @@ func TestHandComputed(t *testing.T) {
 		if _, ok := e.Submit(r, 0); !ok {
 			t.Fatalf("%s: rejected", tc.name)
 		}
-		res := e.AdvanceTo(10, nil)
+		res := e.AdvanceTo(10*Second, nil)
 		if len(res) != 1 {
 			t.Fatalf("%s: %d results", tc.name, len(res))
 		}
@@ -95,6 +96,10 @@ func TestValidate(t *testing.T) {
 		func(c *Config) { c.Timing.W = 0 },
 		func(c *Config) { c.Timing.HKV = math.NaN() },
 		func(c *Config) { c.Timing.P = -1 },
+		// W below one picosecond, the engine's time unit.
+		func(c *Config) { c.Timing.W = 4e-13 },
+		// The longest iteration beyond MaxIterationS: 4 slots × 300 s.
+		func(c *Config) { c.Timing.HSeq = 300 },
 	}
 	for i, f := range bad {
 		c := good
@@ -136,9 +141,9 @@ func TestHandPreemption(t *testing.T) {
 	b := Job{Tag: 1, In: 16, Out: 40}
 	e.Submit(a, 0)
 	e.Submit(b, 0)
-	var events []float64
+	var events []Time
 	var res []Result
-	for ne := e.NextEvent(); !math.IsInf(ne, 1); ne = e.NextEvent() {
+	for ne := e.NextEvent(); ne != Never; ne = e.NextEvent() {
 		events = append(events, ne)
 		res = e.AdvanceTo(ne, res)
 	}
@@ -155,16 +160,16 @@ func TestHandPreemption(t *testing.T) {
 		}
 	}
 	want := []Result{
-		{Job: a, FirstToken: 0.012, Finished: 0.457},
-		{Job: b, FirstToken: 0.012, Finished: 0.710, Preemptions: 1},
+		{Job: a, FirstToken: Seconds(0.012), Finished: Seconds(0.457)},
+		{Job: b, FirstToken: Seconds(0.012), Finished: Seconds(0.710), Preemptions: 1},
 	}
 	if len(res) != 2 {
 		t.Fatalf("%d results", len(res))
 	}
 	for i, w := range want {
 		g := res[i]
-		if g.Job != w.Job || g.Admitted != 0 || !approx(g.FirstToken, w.FirstToken) ||
-			!approx(g.Finished, w.Finished) || g.Preemptions != w.Preemptions {
+		if g.Job != w.Job || g.Admitted != 0 || g.FirstToken != w.FirstToken ||
+			g.Finished != w.Finished || g.Preemptions != w.Preemptions {
 			t.Errorf("result %d: %+v, want %+v", i, g, w)
 		}
 		if g.Finished != events[2+2*i] {
@@ -191,26 +196,27 @@ func TestTimeBookkeeping(t *testing.T) {
 		t.Fatal("idle engine cannot admit")
 	}
 	e.Submit(a, 0)
-	if ne := e.NextEvent(); ne != 1 { // admission at 0: 0 + W
+	const S = Second
+	if ne := e.NextEvent(); ne != S { // admission at 0: 0 + W
 		t.Errorf("NextEvent %v, want 1", ne)
 	}
-	res := e.AdvanceTo(0.5, nil)
+	res := e.AdvanceTo(S/2, nil)
 	// it0 [0,1) ran: busy up to Now = 0.5 is 1 sequence * 0.5 s.
-	if s := e.Stats(); e.Now() != 0.5 || s.BusySlotSeconds != 0.5 || s.Running != 1 || s.Iterations != 1 || len(res) != 0 {
+	if s := e.Stats(); e.Now() != S/2 || s.BusySlotSeconds != 0.5 || s.Running != 1 || s.Iterations != 1 || len(res) != 0 {
 		t.Errorf("at 0.5: now %v stats %+v", e.Now(), s)
 	}
-	res = e.AdvanceTo(2.5, res) // it1 [1,2), it2 [2,3) ran; a finishes at 3
+	res = e.AdvanceTo(5*S/2, res) // it1 [1,2), it2 [2,3) ran; a finishes at 3
 	if !e.CanAdmit(b) {
 		t.Error("cannot admit with a free slot")
 	}
-	e.Submit(b, 2.5) // admitted at 3, prefill [3,4), decode [4,5)
-	res = e.AdvanceTo(7, res)
-	e.Submit(c, 10) // idle since 5: starts at 10, done at 11
-	res = e.AdvanceTo(20, res)
+	e.Submit(b, 5*S/2) // admitted at 3, prefill [3,4), decode [4,5)
+	res = e.AdvanceTo(7*S, res)
+	e.Submit(c, 10*S) // idle since 5: starts at 10, done at 11
+	res = e.AdvanceTo(20*S, res)
 	want := []Result{
-		{Job: a, Enqueued: 0, Admitted: 0, FirstToken: 1, Finished: 3},
-		{Job: b, Enqueued: 2.5, Admitted: 3, FirstToken: 4, Finished: 5},
-		{Job: c, Enqueued: 10, Admitted: 10, FirstToken: 11, Finished: 11},
+		{Job: a, Enqueued: 0, Admitted: 0, FirstToken: 1 * S, Finished: 3 * S},
+		{Job: b, Enqueued: 5 * S / 2, Admitted: 3 * S, FirstToken: 4 * S, Finished: 5 * S},
+		{Job: c, Enqueued: 10 * S, Admitted: 10 * S, FirstToken: 11 * S, Finished: 11 * S},
 	}
 	if len(res) != len(want) {
 		t.Fatalf("results %+v", res)
@@ -221,7 +227,7 @@ func TestTimeBookkeeping(t *testing.T) {
 		}
 	}
 	// Busy: a 3 s + b 2 s + c 1 s = 6 sequence-seconds over 20 s.
-	if s := e.Stats(); s.BusySlotSeconds != 6 || s.Completed != 3 || s.Iterations != 6 || !math.IsInf(e.NextEvent(), 1) {
+	if s := e.Stats(); s.BusySlotSeconds != 6 || s.Completed != 3 || s.Iterations != 6 || e.NextEvent() != Never {
 		t.Errorf("stats %+v", s)
 	}
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // This file holds the test oracle: a naive stepper that runs one iteration
 // at a time, written independently of the engine from the model in
@@ -43,14 +46,21 @@ type oracle struct {
 	batch   []*oReq // admission order
 	used    int     // KV blocks in use
 
-	haveWork  bool    // an iteration is scheduled at start
-	start     float64 // start of the next iteration
-	lastEnd   float64
+	haveWork  bool // an iteration is scheduled at start
+	start     Time // start of the next iteration
+	lastEnd   Time
 	lastBatch int
-	now       float64
+	now       Time
+
+	// The current run (docs/model.md, "Time"): the iterations since the
+	// last change iteration, timed from the first one's start.
+	runOn      bool
+	runStart   Time
+	runA, runD float64 // duration of the run's first iteration and its growth per iteration, ps
+	runJ       int     // iterations of the run so far
 
 	completed, rejected, preemptions, iterations int64
-	busy                                         float64
+	busy                                         float64 // sequence·ps
 	maxUsed                                      int
 }
 
@@ -72,7 +82,7 @@ func (o *oracle) never(j Job) string {
 	return ""
 }
 
-func (o *oracle) submit(j Job, now float64) (Result, bool) {
+func (o *oracle) submit(j Job, now Time) (Result, bool) {
 	if bad := o.never(j); bad != "" {
 		o.rejected++
 		return Result{Job: j, Enqueued: now, Finished: now, Rejected: true, Reason: bad}, false
@@ -91,7 +101,7 @@ func (o *oracle) submit(j Job, now float64) (Result, bool) {
 	return Result{}, true
 }
 
-func (o *oracle) advance(t float64, out []Result) []Result {
+func (o *oracle) advance(t Time, out []Result) []Result {
 	for o.haveWork && o.start < t {
 		out = o.iterate(out)
 		if o.used > o.maxUsed {
@@ -160,6 +170,7 @@ func (o *oracle) iterate(out []Result) []Result {
 		}
 	}
 	// Admission.
+	admitted, rejected := false, false
 	if !evicted {
 		for len(o.batch) < o.cfg.MaxSeqs {
 			var cand *oReq
@@ -170,6 +181,7 @@ func (o *oracle) iterate(out []Result) []Result {
 				if o.never(r) != "" {
 					o.shared.Pop()
 					o.rejected++
+					rejected = true
 					out = append(out, Result{Job: r, Enqueued: o.start, Finished: o.start, Rejected: true, Reason: o.never(r)})
 					continue
 				}
@@ -188,6 +200,7 @@ func (o *oracle) iterate(out []Result) []Result {
 			}
 			cand.blocks = nb
 			o.used += nb
+			admitted = true
 			if !cand.everAdm {
 				cand.everAdm = true
 				cand.res.Admitted = o.start
@@ -224,6 +237,9 @@ func (o *oracle) iterate(out []Result) []Result {
 		work[s] = c
 	}
 	active, kvTokens, prefill := 0, 0, 0
+	// A change iteration admits, preempts or rejects at its start, or a
+	// prefill completes or a sequence finishes in it.
+	change := evicted || admitted || rejected
 	for _, s := range o.batch {
 		w := work[s]
 		if w == 0 {
@@ -233,12 +249,35 @@ func (o *oracle) iterate(out []Result) []Result {
 		kvTokens += s.kv + w
 		if !s.decoding() {
 			prefill += w
+			change = change || s.kv+w == s.prompt
+		} else {
+			change = change || s.generated+1 == s.res.Job.Out
 		}
 	}
+	// The iteration-time model in picoseconds, and the time rule of
+	// docs/model.md: a change iteration lasts its duration rounded to the
+	// picosecond; the others form runs whose starts are computed from the
+	// run's first start, rounded once.
 	tm := o.cfg.Timing
-	dur := tm.W + tm.HSeq*float64(active) + tm.HKV*float64(kvTokens) + tm.P*float64(prefill)
-	end := o.start + dur
-	o.busy += dur * float64(len(o.batch))
+	tp := Timing{W: tm.W * 1e12, HSeq: tm.HSeq * 1e12, HKV: tm.HKV * 1e12, P: tm.P * 1e12}
+	dur := tp.W + tp.HSeq*float64(active) + tp.HKV*float64(kvTokens) + tp.P*float64(prefill)
+	var end Time
+	if change {
+		end = o.start + Time(math.Round(dur))
+		o.runOn = false
+	} else {
+		if !o.runOn {
+			o.runOn, o.runStart, o.runJ = true, o.start, 0
+			o.runA, o.runD = dur, tp.HKV*float64(decoders+prefill)
+		}
+		if want := o.runA + o.runD*float64(o.runJ); math.Abs(dur-want) > 1e-9*dur {
+			panic(fmt.Sprintf("oracle: iteration %d of a run lasts %v ps, the run's form gives %v", o.runJ, dur, want))
+		}
+		o.runJ++
+		x := float64(o.runJ)
+		end = o.runStart + Time(math.Round(x*o.runA+o.runD*(x*(x-1)/2)))
+	}
+	o.busy += float64(end-o.start) * float64(len(o.batch))
 	o.lastBatch = len(o.batch)
 	o.lastEnd = end
 	o.iterations++
@@ -272,10 +311,11 @@ func (o *oracle) iterate(out []Result) []Result {
 	return out
 }
 
+// busyUpTo returns the busy slot-seconds up to now.
 func (o *oracle) busyUpTo() float64 {
 	b := o.busy
 	if o.lastEnd > o.now {
-		b -= float64(o.lastBatch) * (o.lastEnd - o.now)
+		b -= float64(o.lastBatch) * float64(o.lastEnd-o.now)
 	}
-	return b
+	return b / 1e12
 }

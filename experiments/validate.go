@@ -7,6 +7,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
+	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -229,9 +230,9 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	routerKind := sim.RouterLength
 	if m.Gamma > 1 && len(m.Pools) == 2 {
 		routerKind = sim.RouterCR
-		scfg.Router = sim.RouterConfig{Kind: sim.RouterCR, BShort: m.BShort, Gamma: m.Gamma, PC: m.PC}
+		scfg.Router = sim.RouterConfig{Config: router.Config{Kind: sim.RouterCR, BShort: m.BShort, Gamma: m.Gamma, PC: m.PC}}
 	} else {
-		scfg.Router = sim.RouterConfig{Kind: sim.RouterLength}
+		scfg.Router = sim.RouterConfig{Config: router.Config{Kind: sim.RouterLength}}
 	}
 
 	warmReq := math.Ceil(WarmupServiceTimes * maxSvc * c.Rate)

@@ -3,6 +3,7 @@ package router
 import (
 	"testing"
 
+	"github.com/fleetsim/fleetsim/internal/cputime"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -21,17 +22,17 @@ func benchRequests(b *testing.B, lo, hi int, cats []workload.Category) []workloa
 
 func benchRoute(b *testing.B, kind string, reqs []workload.Request) {
 	loads := []Load{{Queued: 3}, {Queued: 1}}
-	rt := mustNew(b, Config{Kind: kind, SpillQueuePerGPU: 2}, twoPools, 1)
+	rt := mustNew(b, Config{Kind: kind, PC: DefaultPC, SpillQueuePerGPU: 2}, twoPools, 1)
 	b.ReportAllocs()
 	i := 0
-	cpu0 := cpuSeconds()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		r := &reqs[i&1023]
 		d := rt.Route(r, loads)
 		rt.Observe(r, r.InputTokens)
 		i += d.Pool + 1
 	}
-	if cpu := cpuSeconds() - cpu0; cpu > 0 && i > 0 {
+	if cpu := cputime.Process() - cpu0; cpu > 0 && i > 0 {
 		// process CPU time per decision: robust to other processes
 		// competing for the CPUs, unlike ns/op
 		b.ReportMetric(cpu*1e9/float64(b.N), "cpu-ns/op")

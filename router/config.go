@@ -32,53 +32,59 @@ const (
 	DefaultCompressP99S     = 0.0008 // s, BenchmarkCompressBand p99 on a quiet machine (0.77–0.81 ms)
 )
 
-// Config selects and tunes a router. Zero values of the numeric fields mean
-// "use the default" (see each field); Validate reports every other bad value.
+// Config selects and tunes a router. It is the one router configuration of
+// the project: sim.RouterConfig embeds it and scenario files set it (the
+// keys are the json/yaml tags). Zero values of the tuning fields mean "use
+// the default" (see each field), except PC, which is taken as given like
+// every p_c of the project (0: compress nothing). Validate is the one check.
 type Config struct {
 	// Kind is "length", "token-budget", "spillover" or "cr"; "" means
 	// "length".
-	Kind string
+	Kind string `json:"kind,omitempty" yaml:"kind,omitempty"`
 	// BShort is the short-pool threshold B_short on the estimated
 	// L_total, tokens. 0 means the smallest pool's MaxContext. It must not
 	// exceed the smallest pool's MaxContext. With more than two pools the
 	// thresholds of the other pools are their max contexts.
-	BShort int
+	BShort int `json:"b_short,omitempty" yaml:"b_short,omitempty"`
 	// Gamma is the C&R bandwidth γ: requests whose estimate lies in
 	// (BShort, Gamma·BShort] are compression candidates. ≥ 1; 0 means 1.5.
-	Gamma float64
-	// PC is the C&R success probability p_c in [0, 1]; 0 means 1.0 (to
-	// route without compression use kind "spillover" or "token-budget").
-	PC float64
+	Gamma float64 `json:"gamma,omitempty" yaml:"gamma,omitempty"`
+	// PC is the C&R success probability p_c in [0, 1], as given: 0 means
+	// no borderline request is compressed, as p_c = 0 means in the planner
+	// (fleetopt.Config.PC). Callers that want FleetOpt's full
+	// compressibility set DefaultPC (sim.Defaults and the CLI do).
+	PC float64 `json:"p_c,omitempty" yaml:"p_c,omitempty"`
 	// SpillQueuePerGPU is the queue depth per GPU (Load.Queued / Pool.GPUs)
 	// above which a pool is overloaded and a request may spill to another
 	// pool that can serve it. Used by "spillover" (0 means 4) and by "cr"
 	// (0 means no spillover); ignored by the other kinds.
-	SpillQueuePerGPU float64
+	SpillQueuePerGPU float64 `json:"spill_queue_per_gpu,omitempty" yaml:"spill_queue_per_gpu,omitempty"`
+	// EMADecay is β of the bytes-per-token EMA, in (0, 1); 0 means 0.95.
+	EMADecay float64 `json:"ema_decay,omitempty" yaml:"ema_decay,omitempty"`
 	// SpillKVOccupancy, when > 0, also marks a pool overloaded when its
 	// Load.KVOccupancy exceeds it (a fraction in (0, 1]); 0 disables this
 	// trigger. Same kinds as SpillQueuePerGPU; with kind "cr" it enables
 	// spillover on its own.
-	SpillKVOccupancy float64
-	// EMADecay is β of the bytes-per-token EMA, in (0, 1); 0 means 0.95.
-	EMADecay float64
+	SpillKVOccupancy float64 `json:"spill_kv_occupancy,omitempty" yaml:"spill_kv_occupancy,omitempty"`
 	// SigmaWeight is γ of the token-budget paper's Eq. 5, the multiple of
 	// σ̂_k subtracted from ĉ_k (≥ 0); 0 means 1.0. A negative value
 	// disables the conservative bias (weight 0).
-	SigmaWeight float64
+	SigmaWeight float64 `json:"sigma_weight,omitempty" yaml:"sigma_weight,omitempty"`
 	// ColdStart is the bytes-per-token ratio used before a category has
 	// MinObservations observations (> 0); 0 means 4.0.
-	ColdStart float64
+	ColdStart float64 `json:"cold_start,omitempty" yaml:"cold_start,omitempty"`
 	// MinObservations is the number of feedback observations a category
 	// needs before its learned ratio is trusted (≥ 1); 0 means 10.
-	MinObservations int
-	// Compressible lists the categories C&R may compress; nil means prose,
-	// RAG and mixed. Code is never compressible (Validate rejects it).
-	Compressible []workload.Category
+	MinObservations int `json:"min_observations,omitempty" yaml:"min_observations,omitempty"`
+	// Compressible lists the categories C&R may compress (by name in
+	// files: prose, cjk, rag, mixed); nil means prose, RAG and mixed, an
+	// empty list nothing. Code is never compressible (Validate rejects it).
+	Compressible []workload.Category `json:"compressible,omitempty" yaml:"compressible,omitempty"`
 	// CompressP50S and CompressP99S define the compression latency, a
 	// lognormal distribution with this median and 99th percentile, s. Zero
 	// means the measured default (DefaultCompressP50S, DefaultCompressP99S).
-	CompressP50S float64
-	CompressP99S float64
+	CompressP50S float64 `json:"compress_p50_s,omitempty" yaml:"compress_p50_s,omitempty"`
+	CompressP99S float64 `json:"compress_p99_s,omitempty" yaml:"compress_p99_s,omitempty"`
 }
 
 // DefaultCompressible is the default C&R content gate: prose, RAG and mixed
@@ -99,9 +105,6 @@ func (c Config) withDefaults(pools []Pool) Config {
 	}
 	if c.Gamma == 0 {
 		c.Gamma = DefaultGamma
-	}
-	if c.PC == 0 {
-		c.PC = DefaultPC
 	}
 	if c.SpillQueuePerGPU == 0 && c.Kind == KindSpillover {
 		c.SpillQueuePerGPU = DefaultSpillQueuePerGPU
@@ -158,26 +161,8 @@ func (c Config) Validate(pools []Pool) error {
 	if c.BShort <= 0 || c.BShort > pools[0].MaxContext {
 		return fmt.Errorf("router: b_short = %d: must be in [1, %d] (the smallest pool's max context)", c.BShort, pools[0].MaxContext)
 	}
-	if !(c.Gamma >= 1) || math.IsInf(c.Gamma, 0) {
-		return fmt.Errorf("router: gamma = %g: must be >= 1 (the C&R band is (b_short, gamma*b_short])", c.Gamma)
-	}
-	if !(c.PC >= 0 && c.PC <= 1) {
-		return fmt.Errorf("router: p_c = %g: must be in [0, 1]", c.PC)
-	}
-	if !(c.SpillQueuePerGPU >= 0) || math.IsInf(c.SpillQueuePerGPU, 0) {
-		return fmt.Errorf("router: spill_queue_per_gpu = %g: must be a finite number >= 0", c.SpillQueuePerGPU)
-	}
-	if !(c.SpillKVOccupancy >= 0 && c.SpillKVOccupancy <= 1) {
-		return fmt.Errorf("router: spill_kv_occupancy = %g: must be in [0, 1] (0: off)", c.SpillKVOccupancy)
-	}
-	if !(c.EMADecay > 0 && c.EMADecay < 1) {
-		return fmt.Errorf("router: ema_decay = %g: must be in (0, 1)", c.EMADecay)
-	}
-	if math.IsNaN(c.SigmaWeight) || math.IsInf(c.SigmaWeight, 0) {
-		return fmt.Errorf("router: sigma_weight = %g: must be a finite number", c.SigmaWeight)
-	}
-	if !(c.ColdStart > 0) || math.IsInf(c.ColdStart, 0) {
-		return fmt.Errorf("router: cold_start = %g: must be a finite bytes/token ratio > 0", c.ColdStart)
+	if err := c.checkValues(); err != nil {
+		return err
 	}
 	if c.MinObservations < 1 {
 		return fmt.Errorf("router: min_observations = %d: must be >= 1", c.MinObservations)

@@ -457,7 +457,7 @@ func TestCRGateConfigurable(t *testing.T) {
 		{[]workload.Category{workload.CJK}, true},
 		{[]workload.Category{}, false}, // empty: nothing is compressible
 	} {
-		tb := calibrated(t, Config{Kind: "cr", Compressible: tt.gate}, twoPools, 50)
+		tb := calibrated(t, Config{Kind: "cr", PC: DefaultPC, Compressible: tt.gate}, twoPools, 50)
 		if d := tb.Route(&r, nil); d.Compressed != tt.want {
 			t.Errorf("gate %v: compressed = %v; want %v", tt.gate, d.Compressed, tt.want)
 		}

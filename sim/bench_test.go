@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/fleetsim/fleetsim/internal/cputime"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -12,7 +13,7 @@ func benchFleet(b *testing.B, cdf string, rate float64, n int, pools ...PoolConf
 	spec := workload.Spec{CDF: cdf, Rate: rate, Requests: n}
 	cfg := Config{Seed: 1, Workload: spec, Pools: pools, Timing: "kv", WarmupFraction: 0.2}
 	var s *Summary
-	cpu0 := cpuSeconds()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		src, err := workload.NewSource(spec, cfg.Seed)
 		if err != nil {
@@ -24,7 +25,7 @@ func benchFleet(b *testing.B, cdf string, rate float64, n int, pools ...PoolConf
 		}
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "requests/s")
-	if cpu := cpuSeconds() - cpu0; cpu > 0 {
+	if cpu := cputime.Process() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(n)*float64(b.N)/cpu, "requests/cpu-s")
 	}
 	b.ReportMetric(0, "ns/op")

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fleetsim/fleetsim/engine"
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/workload"
@@ -34,25 +35,12 @@ type PoolConfig struct {
 	Override    *EngineOverride `json:"override,omitempty" yaml:"-"`
 }
 
-// RouterConfig selects and tunes the router.
+// RouterConfig selects and tunes the router: the router package's one
+// configuration (its fields, their defaults and router.Config.Validate, the
+// only check) plus the fleet's retry of misrouted requests. In a scenario
+// file all its keys sit under router:.
 type RouterConfig struct {
-	// Kind is "length" (default), "token-budget", "spillover" or "cr".
-	Kind string `json:"kind,omitempty" yaml:"kind,omitempty"`
-	// Remaining fields belong to the token-budget router (package router).
-	BShort           int     `json:"b_short,omitempty" yaml:"b_short,omitempty"`
-	Gamma            float64 `json:"gamma,omitempty" yaml:"gamma,omitempty"`
-	PC               float64 `json:"p_c,omitempty" yaml:"p_c,omitempty"`
-	SpillQueuePerGPU float64 `json:"spill_queue_per_gpu,omitempty" yaml:"spill_queue_per_gpu,omitempty"`
-	EMADecay         float64 `json:"ema_decay,omitempty" yaml:"ema_decay,omitempty"`
-	// The remaining tuning fields are scenario-file only; zero means the
-	// router package's default (see router.Config for each one's meaning).
-	SpillKVOccupancy float64  `json:"spill_kv_occupancy,omitempty" yaml:"spill_kv_occupancy,omitempty"` // fraction in (0, 1]
-	SigmaWeight      float64  `json:"sigma_weight,omitempty" yaml:"sigma_weight,omitempty"`             // multiple of σ̂ subtracted from ĉ
-	ColdStart        float64  `json:"cold_start,omitempty" yaml:"cold_start,omitempty"`                 // bytes/token before calibration
-	MinObservations  int      `json:"min_observations,omitempty" yaml:"min_observations,omitempty"`     // feedback before the EMA is trusted
-	Compressible     []string `json:"compressible,omitempty" yaml:"compressible,omitempty"`             // C&R content gate, category names
-	CompressP50S     float64  `json:"compress_p50_s,omitempty" yaml:"compress_p50_s,omitempty"`         // compression latency median, s
-	CompressP99S     float64  `json:"compress_p99_s,omitempty" yaml:"compress_p99_s,omitempty"`         // compression latency p99, s
+	router.Config `yaml:",inline"`
 	// RetryDelayS, when > 0, retries a request rejected by a pool that is too
 	// small at the next larger pool after this delay, s.
 	RetryDelayS float64 `json:"retry_delay_s,omitempty" yaml:"retry_delay_s,omitempty"`
@@ -86,10 +74,10 @@ const (
 
 // Router kinds.
 const (
-	RouterLength      = "length"       // smallest pool whose max context holds L_in + max_output_tokens; the default
-	RouterTokenBudget = "token-budget" // byte-based token estimate with per-category calibration
-	RouterSpillover   = "spillover"    // token-budget with load-aware spillover
-	RouterCR          = "cr"           // compress-and-route
+	RouterLength      = router.KindLength      // smallest pool whose max context holds L_in + max_output_tokens; the default
+	RouterTokenBudget = router.KindTokenBudget // byte-based token estimate with per-category calibration
+	RouterSpillover   = router.KindSpillover   // token-budget with load-aware spillover
+	RouterCR          = router.KindCR          // compress-and-route
 )
 
 var (
@@ -101,7 +89,8 @@ var (
 // Defaults returns the default scenario: the FleetOpt paper's pool-routing
 // fleet (FleetOpt §7.1 and Table 5: 43 A100s at 4,096 tokens and 131 A100s
 // at 65,536 tokens) serving the built-in Azure CDF at 1,000 req/s (Poisson),
-// 100,000 requests, the kv timing preset, seed 1, the length router, central
+// 100,000 requests, the kv timing preset, seed 1, the length router (p_c =
+// router.DefaultPC = 1 should a file or flag switch to C&R), central
 // dispatch, 20% warm-up and the SLO P99 TTFT <= 0.5 s (FleetOpt §7.1),
 // P99 TPOT <= 0.08 s (token-budget paper §4).
 func Defaults() Config {
@@ -117,7 +106,7 @@ func Defaults() Config {
 			{Name: "long", GPU: "a100", Count: 131, MaxContext: 65536},
 		},
 		Timing:         catalog.DefaultTiming,
-		Router:         RouterConfig{Kind: RouterLength},
+		Router:         RouterConfig{Config: router.Config{Kind: RouterLength, PC: router.DefaultPC}},
 		WarmupFraction: 0.2,
 		SLO:            SLO{TTFTS: 0.5, TPOTS: 0.08},
 	}
@@ -132,6 +121,11 @@ type ValidationError = workload.FieldError
 // MaxInstances bounds the instances of a fleet (all pools together), so a
 // typo in a count ends in a clear error rather than in running out of memory.
 const MaxInstances = 1_000_000
+
+// MaxArrivalS is the latest arrival time a run accepts, seconds:
+// engine.MaxArrival, 2^62 ps (about 53 days). Engines count time in whole
+// picoseconds (docs/model.md, "Time"); a later arrival fails the run.
+const MaxArrivalS = float64(engine.MaxArrival) / 1e12
 
 func bad(field string, value any, allowed string, args ...any) error {
 	return &ValidationError{Field: field, Value: value, Allowed: fmt.Sprintf(allowed, args...)}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/router"
 )
 
 func TestDefaultsValid(t *testing.T) {
@@ -58,8 +59,8 @@ func TestValidate(t *testing.T) {
 		{"unknown router", func(c *Config) { c.Router.Kind = "magic" }, "router.kind", "magic"},
 		{"token-budget router", func(c *Config) { c.Router.Kind = RouterTokenBudget }, "", ""},
 		// b_short must not exceed the smallest pool's max context (4,096).
-		{"b_short too large", func(c *Config) { c.Router = RouterConfig{Kind: RouterCR, BShort: 9000} }, "router: b_short", "9000"},
-		{"negative gamma", func(c *Config) { c.Router = RouterConfig{Kind: RouterCR, Gamma: 0.5} }, "router: gamma", "0.5"},
+		{"b_short too large", func(c *Config) { c.Router = RouterConfig{Config: router.Config{Kind: RouterCR, BShort: 9000}} }, "router: b_short", "9000"},
+		{"negative gamma", func(c *Config) { c.Router = RouterConfig{Config: router.Config{Kind: RouterCR, Gamma: 0.5}} }, "router: gamma", "0.5"},
 		{"warmup 1", func(c *Config) { c.WarmupFraction = 1 }, "warmup_fraction", "1"},
 		{"warmup negative", func(c *Config) { c.WarmupFraction = -0.1 }, "warmup_fraction", "-0.1"},
 		{"warmup 0", func(c *Config) { c.WarmupFraction = 0 }, "", ""},

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -63,7 +64,7 @@ func azureCR(n int, rate float64, short, long int, cats map[string]float64) Conf
 			{Name: "long", GPU: "a100", Count: long, MaxContext: 65536},
 		},
 		Timing:         "kv",
-		Router:         RouterConfig{Kind: RouterCR, BShort: 4096, Gamma: 1.5, PC: 1},
+		Router:         RouterConfig{Config: router.Config{Kind: RouterCR, BShort: 4096, Gamma: 1.5, PC: 1}},
 		WarmupFraction: 0.2,
 		SLO:            SLO{TTFTS: 0.5, TPOTS: 0.08},
 	}

@@ -7,7 +7,8 @@ import (
 )
 
 // idxHeap is an indexed 4-ary min-heap over the instances 0..n-1 of a pool,
-// ordered by a float64 key and, on equal keys, by the lower instance index
+// ordered by an int64 key (an engine.Time, or a count) and, on equal keys,
+// by the lower instance index
 // (the explicit tie rule of the fleet model). Every instance is always in
 // the heap; update moves one instance after its key changed. Keys live in
 // the heap nodes (no indirection when comparing). It replaces container/heap
@@ -18,11 +19,11 @@ type idxHeap struct {
 }
 
 type heapNode struct {
-	key float64
+	key int64
 	i   int32
 }
 
-func newIdxHeap(n int, key float64) idxHeap {
+func newIdxHeap(n int, key int64) idxHeap {
 	h := idxHeap{heap: make([]heapNode, n), pos: make([]int32, n)}
 	for i := range n {
 		h.heap[i], h.pos[i] = heapNode{key, int32(i)}, int32(i)
@@ -38,13 +39,13 @@ func nodeLess(a, b heapNode) bool {
 }
 
 // top returns the instance with the smallest key and that key.
-func (h *idxHeap) top() (int, float64) { return int(h.heap[0].i), h.heap[0].key }
+func (h *idxHeap) top() (int, int64) { return int(h.heap[0].i), h.heap[0].key }
 
 // key returns instance i's key.
-func (h *idxHeap) key(i int) float64 { return h.heap[h.pos[i]].key }
+func (h *idxHeap) key(i int) int64 { return h.heap[h.pos[i]].key }
 
 // update sets instance i's key and restores the heap order.
-func (h *idxHeap) update(i int, key float64) {
+func (h *idxHeap) update(i int, key int64) {
 	k := int(h.pos[i])
 	old := h.heap[k].key
 	if old == key {

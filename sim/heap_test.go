@@ -13,10 +13,10 @@ func TestIdxHeap(t *testing.T) {
 	rnd := workload.NewRand(1, workload.StreamPlanner)
 	for _, n := range []int{1, 2, 5, 17, 100} {
 		h := newIdxHeap(n, 0)
-		keys := make([]float64, n)
+		keys := make([]int64, n)
 		for range 2000 {
 			i := rnd.IntN(n)
-			keys[i] = float64(rnd.IntN(10)) // many ties
+			keys[i] = int64(rnd.IntN(10)) // many ties
 			h.update(i, keys[i])
 			best := 0
 			for j := range keys {

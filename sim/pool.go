@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/fleetsim/fleetsim/engine"
 	"github.com/fleetsim/fleetsim/pools/catalog"
@@ -42,11 +41,12 @@ type pool struct {
 	rank   int // index in the router's pools (MaxContext ascending)
 	mode   int
 	eng    []*engine.Engine
-	events idxHeap   // key: NextEvent()
-	disp   idxHeap   // jsq: queued+running
-	free   slotIndex // central: free slots
-	cq     fifo      // central queue (central dispatch only)
-	fls    *flights  // the fleet's flight table (results lead back to flights)
+	events idxHeap     // key: NextEvent(), an engine.Time
+	disp   idxHeap     // jsq: queued+running
+	free   slotIndex   // central: free slots
+	cq     fifo        // central queue (central dispatch only)
+	fls    *flights    // the fleet's flight table (results lead back to flights)
+	w      engine.Time // the iteration's fixed cost W, rounded as the engine does
 	rr     int
 
 	// Cached per-instance state from the last Stats() call, and the pool
@@ -87,7 +87,8 @@ func newPool(pc PoolConfig, order int, timing string, fls *flights) (*pool, erro
 	p := &pool{
 		cfg: pc, ecfg: ecfg, order: order, mode: mode, fls: fls,
 		eng:    make([]*engine.Engine, pc.Count),
-		events: newIdxHeap(pc.Count, math.Inf(1)),
+		events: newIdxHeap(pc.Count, int64(engine.Never)),
+		w:      engine.Seconds(ecfg.Timing.W),
 		disp:   newIdxHeap(pc.Count, 0),
 		free:   newSlotIndex(pc.Count, ecfg.MaxSeqs),
 		eRun:   make([]int32, pc.Count), eQueued: make([]int32, pc.Count), eFree: make([]int32, pc.Count),
@@ -119,7 +120,7 @@ func newPool(pc PoolConfig, order int, timing string, fls *flights) (*pool, erro
 // the pool sums, the dispatch index and the event heap.
 func (p *pool) refresh(i int) {
 	p.refreshCounts(i)
-	p.events.update(i, p.eng[i].NextEvent())
+	p.events.update(i, int64(p.eng[i].NextEvent()))
 }
 
 // refreshCounts is refresh without the event heap (whose key, NextEvent,
@@ -154,7 +155,7 @@ func (p *pool) refreshCounts(i int) {
 	case dispatchCentral:
 		p.free.set(i, p.freeSlots(i))
 	case dispatchJSQ:
-		p.disp.update(i, float64(st.Queued+st.Running))
+		p.disp.update(i, int64(st.Queued+st.Running))
 	}
 }
 
@@ -201,11 +202,12 @@ func (p *pool) blocksFor(tokens int) int {
 //
 // It returns an error when an instance does not make progress (an engine
 // bug).
-func (p *pool) advance(t float64, out []engine.Result) ([]engine.Result, error) {
-	w := p.ecfg.Timing.W
+func (p *pool) advance(t engine.Time, out []engine.Result) ([]engine.Result, error) {
+	w := p.w
 	for {
-		i, te := p.events.top()
-		if math.IsInf(te, 1) {
+		i, k := p.events.top()
+		te := engine.Time(k)
+		if te == engine.Never {
 			return out, nil
 		}
 		if p.cq.Len() == 0 {
@@ -217,12 +219,12 @@ func (p *pool) advance(t float64, out []engine.Result) ([]engine.Result, error) 
 			// state at the end of the last iteration run).
 			out = p.adv(i, te, out)
 			p.refresh(i)
-			if ne := p.events.key(i); ne <= te {
-				return out, fmt.Errorf("pool %q instance %d: engine did not progress past t=%v (next event %v)", p.cfg.Name, i, te, ne)
+			if ne := engine.Time(p.events.key(i)); ne <= te {
+				return out, fmt.Errorf("pool %q instance %d: engine did not progress past t=%v s (next event %v s)", p.cfg.Name, i, te.Seconds(), ne.Seconds())
 			}
 			continue
 		}
-		if te > t+w {
+		if te-w > t { // te > t + w, without overflow at t = Never
 			return out, nil
 		}
 		// Materialize the head-dependent instances up to this pull (their
@@ -241,8 +243,8 @@ func (p *pool) advance(t float64, out []engine.Result) ([]engine.Result, error) 
 		head := p.cq.Peek()
 		out = p.adv(i, te, out)
 		p.refresh(i)
-		if ne := p.events.key(i); ne <= te {
-			return out, fmt.Errorf("pool %q instance %d: engine did not progress past t=%v (next event %v)", p.cfg.Name, i, te, ne)
+		if ne := engine.Time(p.events.key(i)); ne <= te {
+			return out, fmt.Errorf("pool %q instance %d: engine did not progress past t=%v s (next event %v s)", p.cfg.Name, i, te.Seconds(), ne.Seconds())
 		}
 		if p.cq.Peek() != head {
 			p.rekeySlotFree()
@@ -253,7 +255,7 @@ func (p *pool) advance(t float64, out []engine.Result) ([]engine.Result, error) 
 // adv advances instance i to t and tags the requests that finished with
 // the instance (a request taken from the central queue learns here where
 // it ran).
-func (p *pool) adv(i int, t float64, out []engine.Result) []engine.Result {
+func (p *pool) adv(i int, t engine.Time, out []engine.Result) []engine.Result {
 	n := len(out)
 	out = p.eng[i].AdvanceTo(t, out)
 	for k := n; k < len(out); k++ {
@@ -284,7 +286,7 @@ const (
 // the instance (-1 when none) and, for an engine rejection, its Result. A
 // queued job stays in the pool's central queue by reference: j must stay
 // valid until an instance takes it.
-func (p *pool) dispatch(j *engine.Job, t float64, out []engine.Result) (int, int, engine.Result, []engine.Result) {
+func (p *pool) dispatch(j *engine.Job, t engine.Time, out []engine.Result) (int, int, engine.Result, []engine.Result) {
 	if !p.eng[0].Fits(*j) { // identical instances: refused by all
 		res, _ := p.eng[0].Submit(*j, t)
 		return dispEngineReject, -1, res, out
@@ -333,7 +335,7 @@ func (p *pool) dispatch(j *engine.Job, t float64, out []engine.Result) (int, int
 
 // submitPrivate submits j to instance i's private queue (jsq, rr), applying
 // the queue limit to jobs that cannot start at its next iteration.
-func (p *pool) submitPrivate(i int, j *engine.Job, need int, t float64, out []engine.Result) (int, int, engine.Result, []engine.Result) {
+func (p *pool) submitPrivate(i int, j *engine.Job, need int, t engine.Time, out []engine.Result) (int, int, engine.Result, []engine.Result) {
 	out = p.adv(i, t, out)
 	p.refreshCounts(i)
 	if p.cfg.QueueLimit > 0 && !p.canTake(i, need) && p.waiting()+1 > p.cfg.QueueLimit {
@@ -343,7 +345,7 @@ func (p *pool) submitPrivate(i int, j *engine.Job, need int, t float64, out []en
 	return p.submit(i, j, need, t, out)
 }
 
-func (p *pool) submit(i int, j *engine.Job, need int, t float64, out []engine.Result) (int, int, engine.Result, []engine.Result) {
+func (p *pool) submit(i int, j *engine.Job, need int, t engine.Time, out []engine.Result) (int, int, engine.Result, []engine.Result) {
 	res, ok := p.eng[i].Submit(*j, t)
 	if !ok {
 		p.refresh(i)

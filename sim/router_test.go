@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -19,7 +20,7 @@ func TestCompressAndRoute(t *testing.T) {
 			{Name: "short", GPU: "a100", Count: 10, MaxContext: 4096},
 			{Name: "long", GPU: "a100", Count: 30, MaxContext: 65536},
 		},
-		Router: RouterConfig{Kind: "cr"},
+		Router: RouterConfig{Config: router.Config{Kind: "cr", PC: router.DefaultPC}},
 	}
 	run := func() ([]Record, *Summary) {
 		src, err := workload.NewSource(spec, cfg.Seed)
@@ -81,7 +82,7 @@ func TestCalendarShortcut(t *testing.T) {
 			{Name: "short", GPU: "a100", Count: 4, MaxContext: 4096},
 			{Name: "long", GPU: "a100", Count: 12, MaxContext: 65536},
 		},
-		Router: RouterConfig{Kind: "cr", RetryDelayS: 0.2},
+		Router: RouterConfig{Config: router.Config{Kind: "cr", PC: router.DefaultPC}, RetryDelayS: 0.2},
 	}
 	run := func(calendarOnly bool) ([]Record, *Summary) {
 		src, err := workload.NewSource(spec, cfg.Seed)

@@ -106,6 +106,7 @@ type fleet struct {
 	winStarted   bool
 	winEnded     bool
 	t0, t1       float64
+	t0ps, t1ps   engine.Time // t0, t1 in engine time (completions are compared in it)
 	endTime      float64
 
 	fm acc // fleet metrics
@@ -207,8 +208,8 @@ func (f *fleet) run() error {
 	}
 	// Drain: every instance runs to completion.
 	f.now = math.Inf(1)
-	f.advancePools(math.Inf(1))
-	f.emitUpTo(math.Inf(1))
+	f.advancePools(engine.Never)
+	f.emitUpTo(engine.Never)
 	if f.err != nil {
 		return f.err
 	}
@@ -234,6 +235,8 @@ func (f *fleet) pull(fl *flight, prev float64) bool {
 		f.fail(fmt.Errorf("request %d: arrival %v s: must be a finite time >= 0", r.ID, r.Arrival))
 	case r.Arrival < prev:
 		f.fail(fmt.Errorf("request %d: arrival %v s is before the previous arrival %v s: sources must yield requests in arrival order", r.ID, r.Arrival, prev))
+	case r.Arrival > MaxArrivalS:
+		f.fail(fmt.Errorf("request %d: arrival %v s: beyond the simulator's time range (at most %.6g s, about 53 days)", r.ID, r.Arrival, MaxArrivalS))
 	case r.InputTokens < 0:
 		f.fail(fmt.Errorf("request %d: input_tokens %d: must be >= 0", r.ID, r.InputTokens))
 	case r.OutputTokens < 1:
@@ -290,11 +293,12 @@ func (f *fleet) step(t float64) {
 		t = f.now
 	}
 	f.now = t
-	f.advancePools(t)
-	f.emitUpTo(t)
+	tp := engine.Seconds(t)
+	f.advancePools(tp)
+	f.emitUpTo(tp)
 }
 
-func (f *fleet) advancePools(t float64) {
+func (f *fleet) advancePools(t engine.Time) {
 	for _, p := range f.pools {
 		var err error
 		f.done, err = p.advance(t, f.done[:0])
@@ -315,7 +319,7 @@ func (f *fleet) flushDone() {
 	f.done = f.done[:0]
 }
 
-func (f *fleet) emitUpTo(t float64) {
+func (f *fleet) emitUpTo(t engine.Time) {
 	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil {
 		r := f.pend.pop()
 		f.finish(&r)
@@ -329,6 +333,7 @@ func (f *fleet) arrive(fl *flight) {
 	opens := f.arrived == f.nWarm && !f.winStarted
 	if opens {
 		f.t0, f.winStarted = t, true
+		f.t0ps = engine.Seconds(t)
 	}
 	f.step(t)
 	if f.err != nil {
@@ -354,6 +359,7 @@ func (f *fleet) endArrivals() {
 	f.srcDone = true
 	if f.winStarted && f.err == nil {
 		f.t1, f.winEnded = f.lastArr, true
+		f.t1ps = engine.Seconds(f.lastArr)
 		f.snapshot(f.lastArr, true)
 	}
 }
@@ -518,7 +524,7 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 		f.reject(fl, t, fmt.Sprintf("misrouted: %d tokens > max_ctx %d of pool %s", need, p.cfg.MaxContext, p.cfg.Name), false)
 		return
 	}
-	out, inst, res, done := p.dispatch(&fl.job, t, f.done[:0])
+	out, inst, res, done := p.dispatch(&fl.job, engine.Seconds(t), f.done[:0])
 	f.done = done
 	f.flushDone()
 	switch out {
@@ -548,7 +554,7 @@ func (f *fleet) reject(fl *flight, t float64, reason string, count bool) {
 		Pool:                fl.pool.cfg.Name,
 		Instance:            int32(fl.instance),
 		Category:            fl.req.Category.String(),
-		ArrivalS:            fl.fleetArrival,
+		ArrivalS:            engine.Seconds(fl.fleetArrival).Seconds(),
 		AdmitS:              nan,
 		FirstTokenS:         nan,
 		FinishS:             nan,
@@ -584,28 +590,33 @@ func (f *fleet) write() {
 func (f *fleet) finish(res *engine.Result) {
 	fl := f.flights.of(&res.Job)
 	if res.Rejected {
-		f.reject(fl, res.Finished, res.Reason, true)
+		f.reject(fl, res.Finished.Seconds(), res.Reason, true)
 		return
 	}
 	p := fl.pool
 	a := fl.fleetArrival
+	adm, ft, fin := res.Admitted.Seconds(), res.FirstToken.Seconds(), res.Finished.Seconds()
+	// Durations are differences of engine times (whole picoseconds, the
+	// arrival rounded to one as the engines saw it): exact, never negative.
+	ap := engine.Seconds(a)
+	since := func(t engine.Time) float64 { return (t - ap).Seconds() }
 	tpot := 0.0
 	if fl.req.OutputTokens > 1 {
-		tpot = (res.Finished - res.FirstToken) / float64(fl.req.OutputTokens-1)
+		tpot = (res.Finished - res.FirstToken).Seconds() / float64(fl.req.OutputTokens-1)
 	}
 	f.rec = Record{
 		ID:                  fl.req.ID,
 		Pool:                p.cfg.Name,
 		Instance:            int32(fl.instance),
 		Category:            fl.req.Category.String(),
-		ArrivalS:            a,
-		AdmitS:              res.Admitted,
-		FirstTokenS:         res.FirstToken,
-		FinishS:             res.Finished,
-		QueueWaitS:          res.Admitted - a,
-		TTFTS:               res.FirstToken - a,
+		ArrivalS:            ap.Seconds(),
+		AdmitS:              adm,
+		FirstTokenS:         ft,
+		FinishS:             fin,
+		QueueWaitS:          since(res.Admitted),
+		TTFTS:               since(res.FirstToken),
 		TPOTS:               tpot,
-		E2ES:                res.Finished - a,
+		E2ES:                since(res.Finished),
 		InputTokens:         int32(fl.job.In),
 		OutputTokens:        int32(fl.req.OutputTokens),
 		OriginalInputTokens: int32(fl.req.InputTokens),
@@ -615,8 +626,8 @@ func (f *fleet) finish(res *engine.Result) {
 		Compressed:          fl.compressed,
 		Warmup:              fl.warmup,
 	}
-	f.addBusy(p, res.Admitted, res.Finished)
-	if f.winStarted && res.Finished >= f.t0 && (!f.winEnded || res.Finished <= f.t1) {
+	f.addBusy(p, adm, fin)
+	if f.winStarted && res.Finished >= f.t0ps && (!f.winEnded || res.Finished <= f.t1ps) {
 		p.m.servedWin++
 		f.fm.servedWin++
 	}
@@ -637,8 +648,8 @@ func (f *fleet) finish(res *engine.Result) {
 			m.wait.addIndex(iWait)
 		}
 	}
-	if res.Finished > f.endTime {
-		f.endTime = res.Finished
+	if fin > f.endTime {
+		f.endTime = fin
 	}
 	// Router feedback, in completion order: the request as it arrived and
 	// the true token count of its original prompt (router.Router.Observe:

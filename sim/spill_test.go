@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -84,7 +85,7 @@ func TestSpilloverOnlyToPoolsThatCanServe(t *testing.T) {
 			Seed:     21,
 			Workload: workload.Spec{CDF: "azure", Rate: 200, Requests: n},
 			Pools:    ps, Timing: "kv",
-			Router:         RouterConfig{Kind: RouterSpillover, SpillQueuePerGPU: 1},
+			Router:         RouterConfig{Config: router.Config{Kind: RouterSpillover, SpillQueuePerGPU: 1}},
 			WarmupFraction: 0.2, SLO: SLO{TTFTS: 0.5, TPOTS: 0.08},
 		}
 		st := newSpillStats(t, 4096, ps)
@@ -139,7 +140,7 @@ func TestSpilloverBurstyP99Wait(t *testing.T) {
 				{Name: "long", GPU: "a100", Count: 40, MaxContext: 65536},
 			},
 			Timing:         "kv",
-			Router:         RouterConfig{Kind: kind},
+			Router:         RouterConfig{Config: router.Config{Kind: kind}},
 			WarmupFraction: 0.2, SLO: SLO{TTFTS: 0.5, TPOTS: 0.08},
 		}
 		s = runWorkload(t, cfg, nil)

@@ -9,10 +9,11 @@ import (
 	"strings"
 )
 
-// MaxTraceSpanS bounds a replayed trace's time span, seconds (about 31
-// years): beyond it float64 times lose the millisecond resolution iteration
-// times need, and a span that long is almost always a unit mix-up.
-const MaxTraceSpanS = 1e9
+// MaxTraceSpanS bounds a replayed trace's time span, seconds (about 46
+// days): the simulator's engines count time in whole picoseconds in an
+// int64 and accept arrivals up to 2^62 ps (sim.MaxArrivalS, about 53 days);
+// a span that long is almost always a unit mix-up anyway.
+const MaxTraceSpanS = 4e6
 
 // NewSource validates spec and returns the Source of its requests, with
 // randomness from seed (named streams: StreamArrivals, StreamLengths,

@@ -12,9 +12,10 @@ import (
 	"strconv"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
+	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -274,7 +275,7 @@ var routerFields = []routerField{
 	{"gamma", "router.gamma", []string{sim.RouterCR},
 		func(r sim.RouterConfig) (any, bool) { return r.Gamma, r.Gamma != 0 }},
 	{"p-c", "router.p_c", []string{sim.RouterCR},
-		func(r sim.RouterConfig) (any, bool) { return r.PC, r.PC != 0 }},
+		func(r sim.RouterConfig) (any, bool) { return r.PC, r.PC != router.DefaultPC }}, // set: not the default of sim.Defaults
 	{"spill-queue-per-gpu", "router.spill_queue_per_gpu", []string{sim.RouterSpillover, sim.RouterCR},
 		func(r sim.RouterConfig) (any, bool) { return r.SpillQueuePerGPU, r.SpillQueuePerGPU != 0 }},
 	{"ema-decay", "router.ema_decay", []string{sim.RouterTokenBudget, sim.RouterSpillover, sim.RouterCR},
@@ -326,27 +327,30 @@ func (f *simFlags) routerScenario(r *sim.RouterConfig, pr planRouter) error {
 		}
 		r.BShort = f.bShort
 	}
+	// Ranges are router.CheckValue's (the rules router.Config.Validate
+	// applies); p_c and the spill limit refuse 0 on top, since a zero flag
+	// would silently mean no compression or the default limit.
 	if ch("gamma") {
-		if !(f.gamma >= 1) || math.IsInf(f.gamma, 0) {
-			return fmt.Errorf("--gamma %v: must be a finite number >= 1 (the C&R band is (B_short, gamma·B_short])", f.gamma)
+		if err := router.CheckValue("gamma", f.gamma); err != nil {
+			return fmt.Errorf("--gamma %v: %v", f.gamma, err)
 		}
 		r.Gamma = f.gamma
 	}
 	if ch("p-c") {
-		if !(f.pc > 0 && f.pc <= 1) {
+		if f.pc == 0 || router.CheckValue("p_c", f.pc) != nil {
 			return fmt.Errorf("--p-c %v: must be in (0, 1] (p_c = 0 compresses nothing: use --router token-budget or spillover)", f.pc)
 		}
 		r.PC = f.pc
 	}
 	if ch("spill-queue-per-gpu") {
-		if !(f.spillQ > 0) || math.IsInf(f.spillQ, 0) {
+		if f.spillQ == 0 || router.CheckValue("spill_queue_per_gpu", f.spillQ) != nil {
 			return fmt.Errorf("--spill-queue-per-gpu %v: must be a finite number > 0 of queued requests per GPU", f.spillQ)
 		}
 		r.SpillQueuePerGPU = f.spillQ
 	}
 	if ch("ema-decay") {
-		if !(f.emaDecay > 0 && f.emaDecay < 1) {
-			return fmt.Errorf("--ema-decay %v: must be in (0, 1)", f.emaDecay)
+		if err := router.CheckValue("ema_decay", f.emaDecay); err != nil {
+			return fmt.Errorf("--ema-decay %v: %v", f.emaDecay, err)
 		}
 		r.EMADecay = f.emaDecay
 	}

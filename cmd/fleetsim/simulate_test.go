@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/sim/export"
 )
@@ -460,7 +461,7 @@ func parseScenario(t *testing.T, args ...string) sim.Config {
 func TestSimulateRouterFlags(t *testing.T) {
 	cfg := parseScenario(t, "--router", "cr", "--categories", "prose=0.6,code=0.25,rag=0.15", "--b-short", "3072",
 		"--gamma", "1.25", "--p-c", "0.8", "--spill-queue-per-gpu", "6", "--ema-decay", "0.9")
-	want := sim.RouterConfig{Kind: "cr", BShort: 3072, Gamma: 1.25, PC: 0.8, SpillQueuePerGPU: 6, EMADecay: 0.9}
+	want := sim.RouterConfig{Config: router.Config{Kind: "cr", BShort: 3072, Gamma: 1.25, PC: 0.8, SpillQueuePerGPU: 6, EMADecay: 0.9}}
 	if !reflect.DeepEqual(cfg.Router, want) {
 		t.Errorf("router %+v, want %+v", cfg.Router, want)
 	}
@@ -486,7 +487,7 @@ pools:
 router: {kind: cr, b_short: 4096, gamma: 1.5, p_c: 1, spill_queue_per_gpu: 8, ema_decay: 0.95}
 `)
 	cfg = parseScenario(t, "--config", file)
-	want = sim.RouterConfig{Kind: "cr", BShort: 4096, Gamma: 1.5, PC: 1, SpillQueuePerGPU: 8, EMADecay: 0.95}
+	want = sim.RouterConfig{Config: router.Config{Kind: "cr", BShort: 4096, Gamma: 1.5, PC: 1, SpillQueuePerGPU: 8, EMADecay: 0.95}}
 	if !reflect.DeepEqual(cfg.Router, want) || cfg.Workload.Categories["code"] != 0.25 {
 		t.Errorf("file: router %+v, categories %v", cfg.Router, cfg.Workload.Categories)
 	}
@@ -603,7 +604,7 @@ func TestSimulatePlan(t *testing.T) {
 			}
 			r := sum.Config.Router
 			if m.Gamma > 1 {
-				want := sim.RouterConfig{Kind: "cr", BShort: m.BShort, Gamma: m.Gamma, PC: m.PC}
+				want := sim.RouterConfig{Config: router.Config{Kind: "cr", BShort: m.BShort, Gamma: m.Gamma, PC: m.PC}}
 				if !reflect.DeepEqual(r, want) {
 					t.Errorf("router %+v, want %+v (the plan relies on C&R)", r, want)
 				}

@@ -10,7 +10,7 @@ import (
 
 const module = "github.com/fleetsim/fleetsim"
 
-// allowed lists, for each top-level package of DESIGN.md's table, the
+// allowed lists, for each top-level package of the README's layout table, the
 // module's packages it may import (its own subpackages are always allowed).
 var allowed = map[string][]string{
 	"workload":    {},
@@ -47,7 +47,7 @@ func poolsAllowed(sub, dep string) bool {
 
 // pure lists standard-library packages a package may not import: the
 // engine has no clock of its own, does no I/O and draws no random numbers
-// (DESIGN.md; docs/model.md).
+// (README, Layout; docs/model.md).
 var pure = map[string][]string{
 	"engine": {"time", "os", "math/rand", "math/rand/v2"},
 }
@@ -57,7 +57,7 @@ var pure = map[string][]string{
 var heavy = []string{"github.com/parquet-go/", "github.com/spf13/pflag", "gonum.org/v1/plot"}
 
 // TestImportGraph lists every package's imports with `go list` and checks
-// them against DESIGN.md's table.
+// them against the README's layout table.
 func TestImportGraph(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -88,7 +88,7 @@ func TestImportGraph(t *testing.T) {
 				relParts := strings.Split(rel, "/")
 				t2 := relParts[0]
 				if t2 != top && !slices.Contains(ok, t2) {
-					t.Errorf("%s imports %s: against DESIGN.md's layout (allowed: %v)", pkg, imp, ok)
+					t.Errorf("%s imports %s: against the README's layout table (allowed: %v)", pkg, imp, ok)
 				}
 				if top == "pools" && t2 == "pools" && !poolsAllowed(subOf(parts), subOf(relParts)) {
 					t.Errorf("%s imports %s: pools subpackages may import only %v of pools", pkg, imp, poolsWithin[subOf(parts)])

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/fleetsim/fleetsim/workload"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Weights are a profile's burndown weights: adjusted tokens charged per

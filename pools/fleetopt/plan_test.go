@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fleetsim/fleetsim/internal/cputime"
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/queueing"
 )
@@ -381,7 +382,7 @@ func BenchmarkFleetOptSweep(b *testing.B) {
 func benchSweep(b *testing.B, workload string, cfg Config) {
 	cal := mustCal(b, mustCDF(b, workload))
 	var cells int
-	c0 := processCPU()
+	c0 := cputime.Process()
 	for b.Loop() {
 		pl, err := NewPlanner(cal, cfg)
 		if err != nil {
@@ -394,7 +395,7 @@ func benchSweep(b *testing.B, workload string, cfg Config) {
 		cells = m.SweepCells
 	}
 	b.ReportMetric(float64(cells), "cells")
-	b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric((cputime.Process()-c0)*1e9/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkNewCalibrator times the one-off prefix-sum build for a CDF.

@@ -14,7 +14,7 @@ import (
 	"github.com/fleetsim/fleetsim/pools/catalog"
 )
 
-var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/mix_sweep_golden.txt from the current code")
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/ (mix_sweep_golden.txt) from the current code")
 
 // goldenSweepLines evaluates every FleetOpt cell (every candidate B × the
 // 11 γ) of the three workloads under the mix model with σ = 0 and 0.05 (the
@@ -57,12 +57,12 @@ func goldenSweepLines(t *testing.T) []string {
 // TestMixSweepGolden pins every cell of the mix sweep (counts exactly,
 // floats to 1e-9 relative) to testdata/mix_sweep_golden.txt, written by the
 // code before the sweep was made faster (docs/planner.md §8): the
-// speed-ups change no result. Regenerate with -update-golden only when a
+// speed-ups change no result. Regenerate with -update only when a
 // model change is intended.
 func TestMixSweepGolden(t *testing.T) {
 	got := goldenSweepLines(t)
 	const path = "testdata/mix_sweep_golden.txt"
-	if *updateGolden {
+	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}

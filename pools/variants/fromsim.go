@@ -2,7 +2,6 @@ package variants
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/fleetsim/fleetsim/engine"
 )
@@ -55,7 +54,7 @@ func RunSweep(cfg engine.Config, s SimSweep) ([]SimPoint, error) {
 				return nil, fmt.Errorf("batch %d: the engine refused a request of %d+%d tokens", b, s.In, s.Out)
 			}
 		}
-		res := e.AdvanceTo(math.Inf(1), nil)
+		res := e.AdvanceTo(engine.Never, nil)
 		if len(res) != b {
 			return nil, fmt.Errorf("batch %d: %d of %d requests finished", b, len(res), b)
 		}
@@ -64,8 +63,8 @@ func RunSweep(cfg engine.Config, s SimSweep) ([]SimPoint, error) {
 			if r.Preemptions > 0 || r.Admitted != 0 {
 				return nil, fmt.Errorf("batch %d: a request was preempted or admitted late: not one batch", b)
 			}
-			p.ITL += (r.Finished - r.FirstToken) / float64(s.Out-1)
-			p.Prefill += r.FirstToken - r.Admitted
+			p.ITL += (r.Finished - r.FirstToken).Seconds() / float64(s.Out-1)
+			p.Prefill += (r.FirstToken - r.Admitted).Seconds()
 		}
 		p.ITL *= 1000 / float64(b)
 		p.Prefill *= 1000 / float64(b)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/fleetsim/fleetsim/internal/cputime"
 )
 
 // benchCompress compresses a cycle of prompts of lo–hi tokens to budget(p)
@@ -26,21 +28,21 @@ func benchCompress(b *testing.B, lo, hi int, budget func(i, tokens int) int) {
 	defer runtime.UnlockOSThread()
 	b.ReportAllocs()
 	i := 0
-	cpu0 := cpuSeconds()
+	cpu0 := cputime.Process()
 	for b.Loop() {
 		k := i % len(ps)
-		c0, ok := threadCPUSeconds()
+		c0, ok := cputime.Thread()
 		t0 := time.Now()
 		if _, err := c.Compress(ps[k], budget(i, toks[k])); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, float64(time.Since(t0).Nanoseconds())/1e6)
-		if c1, ok1 := threadCPUSeconds(); ok && ok1 {
+		if c1, ok1 := cputime.Thread(); ok && ok1 {
 			tcpu = append(tcpu, (c1-c0)*1e3)
 		}
 		i++
 	}
-	if cpu := cpuSeconds() - cpu0; cpu > 0 {
+	if cpu := cputime.Process() - cpu0; cpu > 0 {
 		// CPU time per prompt (process user + system time, including the
 		// timing itself): unlike the wall-clock percentiles, it does not
 		// grow when other processes compete for the CPUs.

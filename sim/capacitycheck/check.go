@@ -20,6 +20,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/pools/capacity"
 	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -116,7 +117,7 @@ func run(jobs []workload.Request, n int, cal Calibration, seed uint64) (*e2eSink
 		Workload: workload.Spec{Requests: len(jobs)},
 		Pools:    []sim.PoolConfig{{Name: "reserved", GPU: cal.GPU, Count: n, MaxContext: cal.MaxCtx}},
 		Timing:   cal.Timing,
-		Router:   sim.RouterConfig{Kind: sim.RouterLength},
+		Router:   sim.RouterConfig{Config: router.Config{Kind: sim.RouterLength}},
 	}
 	sink := &e2eSink{e2e: make([]float64, len(jobs))}
 	sum, err := sim.Run(cfg, workload.NewSliceSource(jobs), sink, sim.Options{})

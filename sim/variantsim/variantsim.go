@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/fleetsim/fleetsim/pools/variants"
+	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -62,7 +63,7 @@ func Config(c Check) sim.Config {
 			Override: &sim.EngineOverride{Timing: &t, MaxSeqs: c.Batch, KVBlocks: blocks, ChunkTokens: max(c.In, 1)},
 		}},
 		Timing:         "paper",
-		Router:         sim.RouterConfig{Kind: sim.RouterLength},
+		Router:         sim.RouterConfig{Config: router.Config{Kind: sim.RouterLength}},
 		WarmupFraction: 0.2,
 		SLO:            sim.SLO{TTFTS: slo(c.SLO.TTFT), TPOTS: slo(c.SLO.ITL)},
 	}

@@ -1,16 +1,16 @@
 //go:build linux
 
-package compress
+package cputime
 
 import (
 	"syscall"
 	"unsafe"
 )
 
-// threadCPUSeconds returns the calling OS thread's CPU time
-// (CLOCK_THREAD_CPUTIME_ID), s; the caller must be locked to its thread
-// (runtime.LockOSThread). ok is false if the clock cannot be read.
-func threadCPUSeconds() (float64, bool) {
+// Thread returns the calling OS thread's CPU time (CLOCK_THREAD_CPUTIME_ID),
+// s; the caller must be locked to its thread (runtime.LockOSThread). ok is
+// false if the clock cannot be read.
+func Thread() (s float64, ok bool) {
 	const clockThreadCPUTimeID = 3
 	var ts syscall.Timespec
 	_, _, errno := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTimeID, uintptr(unsafe.Pointer(&ts)), 0)
