@@ -1,23 +1,11 @@
-//go:build unix
-
 package sweep
 
 import (
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/fleetsim/fleetsim/internal/cputime"
 	"github.com/fleetsim/fleetsim/sim"
 )
-
-// cpuTime is the process's user + system CPU time so far.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkSweep8 runs a grid of 8 points (rates 40 to 320 req/s on a
 // 16-GPU A100 pool, Azure CDF, 60,000 requests each) with one worker per
@@ -39,11 +27,11 @@ func BenchmarkSweep8(b *testing.B) {
 	if err := g.Validate(); err != nil {
 		b.Fatal(err)
 	}
-	c0 := cpuTime(b)
+	c0 := cputime.Process()
 	for b.Loop() {
 		if _, err := Run(g, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric((cpuTime(b) - c0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cputime.Process()-c0)/float64(b.N), "cpu-s/op")
 }
