@@ -297,7 +297,12 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		defer c.Close()
 	}
 	// The summary records the effective settings, defaults spelled out.
-	cfg = cfg.Effective()
+	cfg.Workload = cfg.Workload.WithDefaults()
+	for i := range cfg.Pools {
+		if cfg.Pools[i].Dispatch == "" {
+			cfg.Pools[i].Dispatch = sim.DispatchCentral
+		}
+	}
 	if fi, err := os.Stat(f.out); err == nil && !fi.IsDir() {
 		return badInput("--out %q: exists and is not a directory", f.out)
 	}
