@@ -456,6 +456,9 @@ func (e *Engine) step(out []Result) []Result {
 				if !s.first {
 					s.first = true
 					s.res.FirstToken = end
+					if e.onFirst != nil {
+						e.onFirst(s.res.Job, end)
+					}
 				}
 				if s.g == s.res.Job.Out {
 					e.free += e.blocksFor(s.p)

@@ -43,8 +43,9 @@ type Stats struct {
 // sequences (few) are kept in admission order. Between two iterations that
 // change the batch, AdvanceTo jumps in closed form (see advance.go).
 type Engine struct {
-	cfg    Config
-	shared Queue
+	cfg     Config
+	shared  Queue
+	onFirst FirstTokenFunc // see OnFirstToken
 
 	// private FCFS queue: front holds preempted sequences (a stack, last
 	// element is the head), q[qh:] the submitted ones in order.

@@ -22,3 +22,16 @@ func BenchmarkFleetOptTable5(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkExperimentAll is `fleetsim experiment all` at the default sizes
+// (every table and figure of both papers; the target is ≤ 10 minutes on
+// 2 cores). Run it with -benchtime 1x.
+func BenchmarkExperimentAll(b *testing.B) {
+	for b.Loop() {
+		for _, e := range All() {
+			if _, err := e.Run(Options{}); err != nil {
+				b.Fatal(e.Name, err)
+			}
+		}
+	}
+}

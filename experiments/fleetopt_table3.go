@@ -141,6 +141,15 @@ func poolGPUs(m fleetopt.MethodPlan, name string) int {
 // no paper value.
 func FleetOptTable3(o Options) ([]Table, error) {
 	var out []Table
+	if o.Compat == CompatPapers {
+		exact, err := fleetOptTable3Plans(fleetopt.CalibExact, 0, fleetopt.ShortCalibPaper)
+		if err != nil {
+			return nil, err
+		}
+		t, err := fleetOptTable3Compat(exact)
+		return []Table{t}, err
+	}
+	var compat Table
 	for _, calib := range []string{fleetopt.CalibExact, fleetopt.CalibMonteCarlo} {
 		seed := o.seed(fleetopt.DefaultSeed)
 		plans, err := fleetOptTable3Plans(calib, seed, fleetopt.ShortCalibPaper)
@@ -212,6 +221,13 @@ func FleetOptTable3(o Options) ([]Table, error) {
 			t.Notes = append(t.Notes, "Monte Carlo here is pools' stratified estimator (one draw per stratum of [0, 1) through the CDF's inverse, a fresh sample per pool slice, stream 'planner'): its counts stay close to the exact ones; plain i.i.d. draws as in the paper are --calibration montecarlo-iid.")
 		}
 		out = append(out, t)
+		if calib == fleetopt.CalibExact {
+			ct, err := fleetOptTable3Compat(plans)
+			if err != nil {
+				return nil, err
+			}
+			compat = ct
+		}
 	}
-	return out, nil
+	return append(out, compat), nil
 }

@@ -19,7 +19,18 @@ type Options struct {
 	// Progress, when set, receives one-line status messages (which fleet is
 	// being simulated, ...).
 	Progress func(msg string)
+	// Compat "papers" replaces the planner's exact moments by the papers'
+	// simulator's own sizing (pools/fleetopt/papercompat) where an experiment has
+	// it (FleetOpt Tables 3 and 6, §7.4); "" = the default.
+	Compat string
+	// Timing adds wall-clock measurements (planner time, compressor
+	// latency); without it those rows are left out so that the output is
+	// byte-identical for a seed.
+	Timing bool
 }
+
+// CompatPapers is the Options.Compat value of the papers-compatible mode.
+const CompatPapers = "papers"
 
 func (o Options) say(format string, args ...any) {
 	if o.Progress != nil {
@@ -47,11 +58,21 @@ type Experiment struct {
 // All returns every experiment in documentation order.
 func All() []Experiment {
 	return []Experiment{
+		{Name: "fleetopt-table1", Summary: "FleetOpt Table 1: the cost cliff at B = 8,192 (slots per GPU, KV per slot, cost ratio)", Run: FleetOptTable1},
+		{Name: "fleetopt-headline", Summary: "FleetOpt headline: savings range, C&R gain over PR per workload, PR-alone savings, planner time (--timing)", Run: FleetOptHeadline},
 		{Name: "fleetopt-table2", Summary: "FleetOpt Table 2: α, β, cliff ratio and archetype per workload", Run: FleetOptTable2},
 		{Name: "fleetopt-table3", Summary: "FleetOpt Table 3: fleet GPUs, annual cost and savings (homo, PR, PR+C&R, FleetOpt) at λ = 1,000", Run: FleetOptTable3},
+		{Name: "fleetopt-table4", Summary: "FleetOpt Table 4: compressor latency per borderline band (wall and thread CPU with --timing)", Run: FleetOptTable4},
 		{Name: "fleetopt-table5", Summary: "FleetOpt Table 5: analytic vs simulated slot utilization of the PR fleets (runs the simulator)", Slow: true, Run: FleetOptTable5},
+		{Name: "fleetopt-ttft", Summary: "FleetOpt §7.4: analytical P99 TTFT of the PR fleets (P99 wait + mean prefill at one sequence)", Run: FleetOptTTFT},
 		{Name: "fleetopt-table6", Summary: "FleetOpt Table 6: agent-heavy fleet size and savings vs arrival rate", Run: FleetOptTable6},
+		{Name: "fleetopt-table7", Summary: "FleetOpt Table 7: compression fidelity (ROUGE-L, TF-IDF cosine) on CC BY prose; BERTScore not reproducible", Run: FleetOptTable7},
+		{Name: "azure-trace", Summary: "Azure PR fleet driven by the Azure 2023 trace (rescaled) beside the CDF-driven run (runs the simulator)", Slow: true, Run: AzureTrace},
+		{Name: "tokenbudget-table1", Summary: "token-budget Table 1: pool configurations and μ per instance (Azure, LMSYS)", Run: TokenBudgetTable1},
 		{Name: "tokenbudget-table2", Summary: "token-budget Table 2: homogeneous vs token-budget fleet at B = 8,192 (profiler headroom)", Run: TokenBudgetTable2},
+		{Name: "tokenbudget-table5", Summary: "token-budget Table 5: Qwen3-235B on MI300X (memory model and cost arithmetic; node counts not reproducible)", Run: TokenBudgetTable5},
+		{Name: "tokenbudget-figure6", Summary: "token-budget Figure 6: savings vs threshold B_short from 1K to 32K (Azure, LMSYS; capped and scaled slots)", Run: TokenBudgetFigure6},
+		{Name: "tokenbudget-table3", Summary: "token-budget Table 3: TTFT and TPOT of the homogeneous and token-budget fleets (runs the simulator)", Slow: true, Run: TokenBudgetTable3},
 		{Name: "tokenbudget-table4", Summary: "token-budget Table 4: per-category EMA calibration at n = 50 and mis-route rates vs static 4.0", Run: TokenBudgetTable4},
 	}
 }

@@ -5,8 +5,8 @@
 // router (package router) or the simulator (package sim). docs/experiments.md
 // shows the current output and explains every difference.
 //
-// Output formats are Markdown, JSON and CSV (standard library only: the
-// package draws no plots).
+// Output formats are Markdown, JSON and CSV; tables that are curves carry
+// Figures, which sim/export draws (WriteReport).
 package experiments
 
 import (
@@ -17,6 +17,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/fleetsim/fleetsim/sim/export"
 )
 
 // Num is a numeric cell printed with a fixed number of decimals in Markdown
@@ -54,6 +56,9 @@ type Table struct {
 	Columns []string `json:"columns"`
 	Rows    [][]any  `json:"rows"`
 	Notes   []string `json:"notes,omitempty"`
+	// Figures are the table drawn as charts (experiment all --out writes
+	// them as PNG and SVG; the text formats leave them out).
+	Figures []export.Figure `json:"-"`
 }
 
 // CompareColumns are the four columns every comparison ends with: our value,

@@ -5,7 +5,6 @@ import (
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
-	"github.com/fleetsim/fleetsim/workload"
 )
 
 // tokenBudgetTable2Paper is token-budget Table 2 (1,000 req/s, B_short =
@@ -43,11 +42,7 @@ func TokenBudgetTable2(Options) ([]Table, error) {
 		return nil, err
 	}
 	for _, p := range tokenBudgetTable2Paper {
-		cdf, err := workload.LoadCDF(p.Workload)
-		if err != nil {
-			return nil, err
-		}
-		cal, err := fleetopt.NewCalibrator(cdf, p.InputFraction, g.ChunkTokens)
+		cal, err := tokenBudgetCalibrator(p.Workload, p.InputFraction, g)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
+	"github.com/fleetsim/fleetsim/pools/fleetopt/papercompat"
 	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
@@ -47,7 +48,7 @@ type ValidateConfig struct {
 	Gamma       float64 // retrofit γ (default 1.5)
 	PC          float64 // compressibility p_c in (0, 1] (0 = default 1; p_c = 0 is method pr)
 	RhoMax      float64 // utilization cap (default 0.85)
-	Calibration string  // exact (default), montecarlo (stratified) or montecarlo-iid
+	Calibration string  // exact (default), montecarlo (stratified), montecarlo-iid, or papers (papercompat: the papers' own sizing; kv timing)
 	Timing      string  // kv (default) or paper; planner and simulator use the same
 	// ShortCalibration is the planner's C&R traffic model
 	// (fleetopt.Config.ShortCalibration): fleetopt.ShortCalibPaper (FleetOpt
@@ -202,14 +203,29 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workload %q: %w", c.Workload, err)
 	}
-	pl, err := fleetopt.NewPlanner(cal, fleetopt.Config{Rate: c.Rate, RhoMax: c.RhoMax, ShortGPU: short, LongGPU: long,
-		BShort: c.BShort, Gamma: c.Gamma, PC: c.PC, Calibration: c.Calibration, Timing: c.Timing,
-		ShortCalibration: c.ShortCalibration, EstimateNoise: c.EstimateNoise,
-		FixB: c.Method == fleetopt.MethodFleetOpt && c.BShort > 0})
-	if err != nil {
-		return nil, err
+	var plan fleetopt.Plan
+	if c.Calibration == papercompat.Calibration {
+		// The papers' own sizing (experiment --compat papers), kv timing.
+		if c.Timing != catalog.TimingKV {
+			return nil, fmt.Errorf("timing %q: the papers-compatible sizing uses kv", c.Timing)
+		}
+		gamma := c.Gamma
+		if gamma == 0 {
+			gamma = 1.5
+		}
+		plan, err = papercompat.Plan(papercompat.Config{CDF: cdf, Rate: c.Rate, BShort: c.BShort, Gamma: gamma,
+			PC: c.PC, RhoMax: c.RhoMax, ShortGPU: short, LongGPU: long}, []string{c.Method})
+	} else {
+		var pl *fleetopt.Planner
+		pl, err = fleetopt.NewPlanner(cal, fleetopt.Config{Rate: c.Rate, RhoMax: c.RhoMax, ShortGPU: short, LongGPU: long,
+			BShort: c.BShort, Gamma: c.Gamma, PC: c.PC, Calibration: c.Calibration, Timing: c.Timing,
+			ShortCalibration: c.ShortCalibration, EstimateNoise: c.EstimateNoise,
+			FixB: c.Method == fleetopt.MethodFleetOpt && c.BShort > 0})
+		if err != nil {
+			return nil, err
+		}
+		plan, err = pl.Run([]string{c.Method})
 	}
-	plan, err := pl.Run([]string{c.Method})
 	if err != nil {
 		return nil, err
 	}

@@ -8,10 +8,15 @@ import (
 )
 
 // benchFleet runs n requests of the named CDF at rate req/s on pools with a
-// nil sink and reports simulated requests per wall-clock second.
+// nil sink and reports simulated requests per wall-clock second (the
+// over-saturation detectors in their default mode, monitor).
 func benchFleet(b *testing.B, cdf string, rate float64, n int, pools ...PoolConfig) {
+	benchFleetOSD(b, OSDMonitor, cdf, rate, n, pools...)
+}
+
+func benchFleetOSD(b *testing.B, osdMode, cdf string, rate float64, n int, pools ...PoolConfig) {
 	spec := workload.Spec{CDF: cdf, Rate: rate, Requests: n}
-	cfg := Config{Seed: 1, Workload: spec, Pools: pools, Timing: "kv", WarmupFraction: 0.2}
+	cfg := Config{Seed: 1, Workload: spec, Pools: pools, Timing: "kv", WarmupFraction: 0.2, OSD: OSDConfig{Mode: osdMode}}
 	var s *Summary
 	cpu0 := cputime.Process()
 	for b.Loop() {
@@ -42,6 +47,15 @@ func benchFleet(b *testing.B, cdf string, rate float64, n int, pools ...PoolConf
 // is 200,000 simulated requests per second.
 func BenchmarkFleetAzure(b *testing.B) {
 	benchFleet(b, "azure", 1000, 1000000,
+		PoolConfig{Name: "short", GPU: "a100", Count: 43, MaxContext: 4096},
+		PoolConfig{Name: "long", GPU: "a100", Count: 131, MaxContext: 65536},
+	)
+}
+
+// BenchmarkFleetAzureNoOSD is BenchmarkFleetAzure with --osd off: the
+// difference is the detectors' cost.
+func BenchmarkFleetAzureNoOSD(b *testing.B) {
+	benchFleetOSD(b, OSDOff, "azure", 1000, 1000000,
 		PoolConfig{Name: "short", GPU: "a100", Count: 43, MaxContext: 4096},
 		PoolConfig{Name: "long", GPU: "a100", Count: 131, MaxContext: 65536},
 	)

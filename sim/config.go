@@ -26,6 +26,11 @@ type PoolConfig struct {
 	// QueueLimit caps the requests waiting in the pool; arrivals beyond it
 	// are rejected and counted. 0 means no limit.
 	QueueLimit int `json:"queue_limit,omitempty" yaml:"queue_limit,omitempty"`
+	// SlotRule is the slot rule of the pool's instances: "" or "scaled"
+	// (the GPU profile's batch limit scales with the max context, FleetOpt
+	// §7.1) or "capped" (the token-budget paper's N_seq = min(128, KV
+	// blocks/⌈max_ctx/16⌉)); catalog.SlotRuleCapped.
+	SlotRule string `json:"slot_rule,omitempty" yaml:"slot_rule,omitempty"`
 	// Profile names a variant profile file (`fleetsim fit`) whose decode and
 	// prefill constants replace the GPU's iteration timing; ProfileName
 	// picks one profile of a file that holds several. The CLI reads the
@@ -63,6 +68,9 @@ type Config struct {
 	// with warmup=true and excluded from metrics. Default 0.2.
 	WarmupFraction float64 `json:"warmup_fraction" yaml:"warmup_fraction"`
 	SLO            SLO     `json:"slo" yaml:"slo"`
+	// OSD selects the over-saturation detector (default: monitor with
+	// guidellm's parameters).
+	OSD OSDConfig `json:"osd,omitzero" yaml:"osd,omitempty"`
 }
 
 // Dispatch policies inside a pool.
@@ -165,6 +173,9 @@ func (c *Config) Validate() error {
 		if err != nil {
 			return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s)", strings.Join(catalog.GPUNames(), ", "))
 		}
+		if g, err = g.WithSlotRule(p.SlotRule); err != nil {
+			return bad(f+".slot_rule", p.SlotRule, "allowed: %s", strings.Join(catalog.SlotRules(), ", "))
+		}
 		if p.Count < 1 || p.Count > MaxInstances {
 			return bad(f+".count", p.Count, "a pool needs 1 to %d instances", MaxInstances)
 		}
@@ -196,7 +207,7 @@ func (c *Config) Validate() error {
 	// building it exactly as a run does.
 	rp := make([]router.Pool, len(c.Pools))
 	for i, p := range c.Pools {
-		g, _ := catalog.LookupGPU(p.GPU)
+		g, _ := p.gpu()
 		rp[i] = router.Pool{Name: p.Name, MaxContext: p.MaxContext, GPUs: p.Count, Slots: g.Slots(p.MaxContext)}
 	}
 	sort.SliceStable(rp, func(i, j int) bool { return rp[i].MaxContext < rp[j].MaxContext })
@@ -215,7 +226,7 @@ func (c *Config) Validate() error {
 	if !finite(c.SLO.TPOTS) || c.SLO.TPOTS <= 0 {
 		return bad("slo.tpot_s", c.SLO.TPOTS, "must be a positive number of seconds")
 	}
-	return nil
+	return c.OSD.validate()
 }
 
 func (c *Config) validateWorkload() error {
@@ -224,5 +235,5 @@ func (c *Config) validateWorkload() error {
 	if err := c.Workload.Validate(); err != nil {
 		return fmt.Errorf("workload.%w", err)
 	}
-	return nil
+	return c.checkTimeRange()
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/fleetsim/fleetsim/engine"
-	"github.com/fleetsim/fleetsim/pools/catalog"
 )
 
 // Dispatch modes inside a pool.
@@ -65,7 +64,7 @@ type pool struct {
 }
 
 func newPool(pc PoolConfig, order int, timing string, fls *flights) (*pool, error) {
-	g, err := catalog.LookupGPU(pc.GPU)
+	g, err := pc.gpu()
 	if err != nil {
 		return nil, fmt.Errorf("pool %q: gpu: %w", pc.Name, err)
 	}

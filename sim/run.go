@@ -10,6 +10,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/engine"
 	"github.com/fleetsim/fleetsim/router"
+	"github.com/fleetsim/fleetsim/sim/osd"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -110,6 +111,8 @@ type fleet struct {
 	endTime      float64
 
 	fm acc // fleet metrics
+
+	osd *osdFeed // over-saturation detectors; nil when off
 }
 
 func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet, error) {
@@ -132,6 +135,13 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 			return nil, err
 		}
 		f.pools = append(f.pools, p)
+	}
+	if f.osd = newOSDFeed(cfg.OSD, len(f.pools)); f.osd != nil {
+		for _, p := range f.pools {
+			for _, e := range p.eng {
+				e.OnFirstToken(f.osdFirstToken)
+			}
+		}
 	}
 	f.rank = append([]*pool(nil), f.pools...)
 	sort.SliceStable(f.rank, func(a, b int) bool { return f.rank[a].cfg.MaxContext < f.rank[b].cfg.MaxContext })
@@ -185,7 +195,7 @@ func (f *fleet) at(t float64, h func()) {
 		d = 0
 	}
 	f.sim.Timeout(d).AddHandler(func(*simgo.Event) {
-		if f.err == nil {
+		if f.err == nil && !f.halted() {
 			h()
 		}
 	})
@@ -205,6 +215,10 @@ func (f *fleet) run() error {
 	f.sim.Run()
 	if f.err != nil {
 		return f.err
+	}
+	if f.halted() {
+		f.endHalted()
+		return nil
 	}
 	// Drain: every instance runs to completion.
 	f.now = math.Inf(1)
@@ -296,6 +310,9 @@ func (f *fleet) step(t float64) {
 	tp := engine.Seconds(t)
 	f.advancePools(tp)
 	f.emitUpTo(tp)
+	if f.osd != nil && f.err == nil {
+		f.osdFlush(t)
+	}
 }
 
 func (f *fleet) advancePools(t engine.Time) {
@@ -347,6 +364,9 @@ func (f *fleet) arrive(fl *flight) {
 	f.lastArr = t
 	if !fl.warmup {
 		f.fm.arrived++
+	}
+	if f.osd != nil {
+		f.osdArrive(t)
 	}
 	if f.opts.Progress != nil && f.arrived%progressEvery == 0 {
 		f.opts.Progress(f.arrived)
@@ -404,12 +424,13 @@ func (f *fleet) addBusy(p *pool, admitted, finished float64) {
 	}
 }
 
-// stopped polls Options.Stop and fails the run when it says so.
+// stopped polls Options.Stop and fails the run when it says so; it also
+// reports a run halted by an enforce-mode detector.
 func (f *fleet) stopped() bool {
 	if f.opts.Stop != nil && f.opts.Stop() {
 		f.fail(ErrStopped)
 	}
-	return f.err != nil
+	return f.err != nil || f.halted()
 }
 
 // idle reports whether nothing is in flight: no request running, waiting,
@@ -503,6 +524,9 @@ func (f *fleet) deliverLater(fl *flight, p *pool, t float64) {
 // deliver hands fl to pool p at time t.
 func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 	fl.pool = p
+	if f.osd != nil {
+		f.osdCheck(f.osd.pools[p.order].Start(t), t, p.cfg.Name)
+	}
 	if !fl.warmup {
 		p.m.arrived++
 	}
@@ -517,6 +541,9 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 			next++
 		}
 		if f.cfg.Router.RetryDelayS > 0 && next < len(f.rank) {
+			if f.osd != nil {
+				f.osdEnd(p, t, false)
+			}
 			fl.retries++
 			f.deliverLater(fl, f.rank[next], t+f.cfg.Router.RetryDelayS)
 			return
@@ -547,6 +574,9 @@ func (f *fleet) reject(fl *flight, t float64, reason string, count bool) {
 	}
 	if !fl.warmup {
 		f.fm.rejected++
+	}
+	if f.osd != nil {
+		f.osdEnd(fl.pool, t, true)
 	}
 	nan := math.NaN()
 	f.rec = Record{
@@ -596,6 +626,9 @@ func (f *fleet) finish(res *engine.Result) {
 	p := fl.pool
 	a := fl.fleetArrival
 	adm, ft, fin := res.Admitted.Seconds(), res.FirstToken.Seconds(), res.Finished.Seconds()
+	if f.osd != nil {
+		f.osdEnd(p, fin, true)
+	}
 	// Durations are differences of engine times (whole picoseconds, the
 	// arrival rounded to one as the engines saw it): exact, never negative.
 	ap := engine.Seconds(a)
@@ -682,6 +715,19 @@ func (f *fleet) summary() *Summary {
 	}
 	s.Fleet = f.fm.metrics(gpus, 0, capacity, w)
 	s.Fleet.Name = "fleet"
+	if o := f.osd; o != nil {
+		for i := range s.Pools {
+			var d *osd.Detector
+			if o.started {
+				d = o.pools[i]
+			}
+			s.Pools[i].OSD = f.osdVerdict(d)
+		}
+		s.Fleet.OSD = f.osdVerdict(o.fleet)
+		if o.halted {
+			s.OSDStop = &OSDStop{By: o.haltBy, DetectedAtS: o.detectedAt, StoppedAtS: o.haltedAtNow}
+		}
+	}
 	// The fleet is overloaded when any pool is (its own backlog trend is
 	// reported, but pooled samples are not a verdict on any one pool).
 	s.Fleet.Overloaded = false
@@ -752,17 +798,11 @@ func (h *resHeap) pop() engine.Result {
 // calendar.
 type dueHeap []float64
 
+func timeLess(a, b *float64) bool { return *a < *b }
+
 func (h *dueHeap) push(t float64) {
 	*h = append(*h, t)
-	s := *h
-	for k := len(s) - 1; k > 0; {
-		p := (k - 1) / 2
-		if s[p] <= s[k] {
-			break
-		}
-		s[p], s[k] = s[k], s[p]
-		k = p
-	}
+	siftUp(*h, len(*h)-1, timeLess)
 }
 
 // pop removes the earliest time (events fire in time order, so it is the
@@ -771,20 +811,6 @@ func (h *dueHeap) pop() {
 	s := *h
 	n := len(s) - 1
 	s[0] = s[n]
-	s = s[:n]
-	for k := 0; ; {
-		c := 2*k + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && s[c+1] < s[c] {
-			c++
-		}
-		if s[k] <= s[c] {
-			break
-		}
-		s[k], s[c] = s[c], s[k]
-		k = c
-	}
-	*h = s
+	*h = s[:n]
+	siftDown(*h, 0, timeLess)
 }

@@ -31,6 +31,8 @@ type PoolMetrics struct {
 	Overloaded      bool      `json:"overloaded"`         // offered load above what the pool serves
 	BacklogGrowth   float64   `json:"backlog_growth_rps"` // growth of the waiting line, requests per second
 	Backlog         int64     `json:"backlog"`            // requests waiting at the end of the measurement window
+	// OSD is the over-saturation detector's verdict (absent with --osd off).
+	OSD OSDVerdict `json:"osd,omitzero"`
 }
 
 // Summary is the result of a run.
@@ -47,4 +49,6 @@ type Summary struct {
 	WindowEndS   float64       `json:"window_end_s"`
 	Fleet        PoolMetrics   `json:"fleet"`
 	Pools        []PoolMetrics `json:"pools"`
+	// OSDStop is set when an enforce-mode detector stopped the run.
+	OSDStop *OSDStop `json:"osd_stop,omitempty"`
 }

@@ -35,7 +35,7 @@ func TestExperimentBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"experiment", "table9"}, `experiment "table9": unknown (allowed: fleetopt-table2, fleetopt-table3`},
+		{[]string{"experiment", "table9"}, `experiment "table9": unknown (allowed: fleetopt-table1, fleetopt-headline, fleetopt-table2, fleetopt-table3`},
 		{[]string{"experiment", "fleetopt-table3", "--format", "xml"}, `--format "xml": allowed: markdown, json, csv`},
 		{[]string{"experiment", "fleetopt-table3", "--requests", "-1"}, "--requests -1"},
 		{[]string{"experiment", "fleetopt-table3", "fleetopt-table2"}, `unexpected argument "fleetopt-table2"`},

@@ -114,6 +114,8 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	method := fs.String("method", "all", "homo, pr, retrofit, fleetopt, all, or a comma-separated list")
 	fixB := fs.Bool("fix-b", false, "fleetopt: keep B at --b-short and sweep γ only (FleetOpt Table 3)")
 	pareto := fs.Bool("pareto", false, "sweep every CDF breakpoint × γ and print the cost / P99 TTFT frontier")
+	slotRule := fs.String("slot-rule", catalog.SlotRuleScaled, "slots per GPU: scaled (batch limit × 8192/ctx, FleetOpt) or capped (the token-budget paper's N_seq = min(128, KV blocks/⌈ctx/16⌉))")
+	compat := fs.String("compat", "", "papers: size as the papers' simulator did (Python random.Random(42) Monte Carlo, its CDF walk, c_slo rule, TTFT = P99 wait + mean prefill; B fixed; docs/planner.md §9)")
 	format := fs.String("format", "table", "output: table or json")
 	out := fs.StringP("out", "o", "", "write the output to `FILE` (atomically) instead of stdout")
 	memory := fs.Bool("memory", false, "print the KV memory table of --model instead of a plan (token-budget eq. 1–2)")
@@ -164,6 +166,10 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 			return badInput("--gpu-long: %v", err)
 		}
 	}
+	if short, err = short.WithSlotRule(*slotRule); err != nil {
+		return badInput("--slot-rule: %v", err)
+	}
+	long, _ = long.WithSlotRule(*slotRule)
 	var methods []string
 	for _, m := range strings.Split(*method, ",") {
 		m = strings.TrimSpace(strings.ToLower(m))
@@ -190,6 +196,11 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	cdf, err := workload.LoadCDF(*wl)
 	if err != nil {
 		return badInput("--workload %q: %s", *wl, oneLine(err))
+	}
+	if *compat != "" {
+		return runPlanCompat(fs, *compat, compatArgs{cdf, *rate, slo, *rhoMax, short, long, *longCtx, *bShort, *gamma, *pc, methods, *pareto}, func(doc any, table func(io.Writer) error) error {
+			return writeOut(*out, stdout, func(w io.Writer) error { return writeDoc(w, *format, doc, table) })
+		})
 	}
 	cal, err := fleetopt.NewCalibrator(cdf, *frac, short.ChunkTokens)
 	if err != nil {
@@ -231,15 +242,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		}
 		doc, table = plan, func(w io.Writer) error { return writePlanTable(w, plan) }
 	}
-	write := func(w io.Writer) error {
-		if *format == "json" {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(doc)
-		}
-		return table(w)
-	}
-	return writeOut(*out, stdout, write)
+	return writeOut(*out, stdout, func(w io.Writer) error { return writeDoc(w, *format, doc, table) })
 }
 
 // flagNames rewrites the planner's field names into the CLI's flag names.

@@ -17,6 +17,7 @@ import (
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
+	"github.com/fleetsim/fleetsim/sim/osd"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -75,6 +76,12 @@ func decodeScenario(path string, data []byte, cfg *sim.Config) (scenarioKeys, er
 		cfg.Workload.Trace, cfg.Workload.TraceFormat = "", ""
 	}
 
+	// OSD parameters the file leaves out keep guidellm's defaults (the
+	// decoders fill the struct the pointer already holds).
+	if cfg.OSD.Params == nil {
+		p := osd.DefaultConfig()
+		cfg.OSD.Params = &p
+	}
 	if isJSON {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
@@ -178,7 +185,8 @@ func applyPlan(path, method string, ownWorkload bool, cfg *sim.Config) (planRout
 	}
 	cfg.Pools = make([]sim.PoolConfig, len(m.Pools))
 	for i, pp := range m.Pools {
-		cfg.Pools[i] = sim.PoolConfig{Name: pp.Name, GPU: strings.ToLower(pp.GPU), Count: pp.GPUs, MaxContext: pp.MaxCtx}
+		cfg.Pools[i] = sim.PoolConfig{Name: pp.Name, GPU: strings.ToLower(pp.GPU), Count: pp.GPUs, MaxContext: pp.MaxCtx,
+			SlotRule: slotRuleOf(pp.GPU, pp.MaxCtx, pp.Slots)}
 	}
 	w := &cfg.Workload
 	if h.Workload != "" && !ownWorkload {

@@ -60,6 +60,7 @@ type simFlags struct {
 	sloTPOT    float64
 	out        string
 	noParquet  bool
+	osd        string
 	csv        bool
 	format     string
 	version    bool
@@ -95,6 +96,7 @@ func newSimFlags() *simFlags {
 	fs.Float64Var(&f.sloTTFT, "slo-ttft", d.SLO.TTFTS, "TTFT target for SLO attainment, seconds")
 	fs.Float64Var(&f.sloTPOT, "slo-tpot", d.SLO.TPOTS, "TPOT target for SLO attainment, seconds")
 	fs.StringVar(&f.out, "out", "out", "output `DIR`: DIR/"+requestsFile+" and DIR/"+summaryFile+" (created if missing)")
+	fs.StringVar(&f.osd, "osd", sim.OSDMonitor, "over-saturation detector (guidellm's OSD, per pool and for the fleet, docs/osd.md): monitor (report whether and when it fired), enforce (also stop the run there) or off")
 	fs.BoolVar(&f.noParquet, "no-parquet", false, "do not write "+requestsFile)
 	fs.BoolVar(&f.csv, "csv", false, "also write the per-pool table to DIR/"+poolsCSVFile)
 	fs.StringVar(&f.format, "format", "table", "stdout: table (per-pool Markdown table) or json (summary.json's content)")
@@ -253,6 +255,9 @@ func (f *simFlags) scenario() (sim.Config, error) {
 	if ch("slo-tpot") {
 		cfg.SLO.TPOTS = f.sloTPOT
 	}
+	if ch("osd") {
+		cfg.OSD.Mode = f.osd
+	}
 	return cfg, nil
 }
 
@@ -297,12 +302,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		defer c.Close()
 	}
 	// The summary records the effective settings, defaults spelled out.
-	cfg.Workload = cfg.Workload.WithDefaults()
-	for i := range cfg.Pools {
-		if cfg.Pools[i].Dispatch == "" {
-			cfg.Pools[i].Dispatch = sim.DispatchCentral
-		}
-	}
+	cfg = cfg.Effective()
 	if fi, err := os.Stat(f.out); err == nil && !fi.IsDir() {
 		return badInput("--out %q: exists and is not a directory", f.out)
 	}
@@ -417,6 +417,12 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 			return err
 		}
 		fmt.Fprintln(stdout)
+		if v := export.OSDVerdictLine(sum); v != "" {
+			fmt.Fprintf(stdout, "%s\n\n", v)
+		}
+	}
+	if sum.OSDStop != nil && f.format == "json" {
+		fmt.Fprintln(stderr, export.OSDVerdictLine(sum))
 	}
 	fmt.Fprintf(note, "wrote %s\n", strings.Join(wrote, ", "))
 	return nil

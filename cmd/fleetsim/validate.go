@@ -61,7 +61,7 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	gamma := fs.Float64("gamma", 1.5, "C&R bandwidth γ of retrofit (>= 1)")
 	pc := fs.Float64("p-c", 1.0, "compressibility p_c in (0, 1] (retrofit, fleetopt)")
 	rhoMax := fs.Float64("rho-max", queueing.DefaultRhoMax, "utilization cap ρ_max, in (0, 1)")
-	calib := fs.String("calibration", fleetopt.CalibExact, "service-time calibration: exact, montecarlo (stratified) or montecarlo-iid")
+	calib := fs.String("calibration", fleetopt.CalibExact, "service-time calibration: exact, montecarlo (stratified), montecarlo-iid, or papers (the papers' own sizing, docs/planner.md §9; kv timing)")
 	timing := fs.String("timing", catalog.DefaultTiming, "iteration-time preset of planner and simulator: kv or paper")
 	shortCal := fs.String("short-calibration", fleetopt.ShortCalibMix, "C&R traffic model of retrofit/fleetopt pools, as in 'fleetsim plan': mix (each pool sized for the traffic it receives after compression) or paper (FleetOpt Algorithm 1: short on (0,B], long on (γB,∞); its short pools saturate in simulation)")
 	noise := fs.Float64("estimate-noise", workload.BytesJitter, "mix: relative s.d. σ of the router's prompt-length estimate assumed by the planner (0.05 = the simulator's byte jitter; 0 = exact estimates)")

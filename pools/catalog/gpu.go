@@ -26,6 +26,10 @@ type GPU struct {
 	BlockTokens int     // tokens per KV block (16)
 	CostPerHour float64 // price of one instance, USD per hour
 	Source      string  // where the constants come from
+	// SlotRule selects Slots' rule: "" or SlotRuleScaled (below), or
+	// SlotRuleCapped, the token-budget paper's N_seq (slotrule.go). Catalog
+	// profiles leave it empty; WithSlotRule sets it.
+	SlotRule string
 }
 
 // catalog is keyed by lower-case name.
@@ -85,6 +89,9 @@ func GPUNames() []string {
 func (g GPU) Slots(maxCtx int) int {
 	if maxCtx <= 0 {
 		return 0
+	}
+	if g.SlotRule == SlotRuleCapped {
+		return g.cappedSlots(maxCtx)
 	}
 	byBatch := g.MaxSlots * g.CalibCtx / maxCtx
 	blocksPerSeq := (maxCtx + g.BlockTokens - 1) / g.BlockTokens

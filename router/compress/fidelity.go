@@ -1,8 +1,10 @@
 package compress
 
 import (
+	"maps"
 	"math"
 	"math/bits"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -73,8 +75,11 @@ func Measure(original, compressed string) Fidelity {
 		return m
 	}
 	ta, tb := tf(original), tf(compressed)
+	// Sum in a fixed (sorted) order: map order would change the last bits
+	// from run to run, and reports must be byte-identical.
 	var dot, na, nb float64
-	for w, x := range ta {
+	for _, w := range slices.Sorted(maps.Keys(ta)) {
+		x := ta[w]
 		idf := math.Log((1+n)/float64(1+df[w])) + 1
 		x *= idf
 		na += x * x
@@ -82,7 +87,8 @@ func Measure(original, compressed string) Fidelity {
 			dot += x * y * idf
 		}
 	}
-	for w, y := range tb {
+	for _, w := range slices.Sorted(maps.Keys(tb)) {
+		y := tb[w]
 		idf := math.Log((1+n)/float64(1+df[w])) + 1
 		y *= idf
 		nb += y * y

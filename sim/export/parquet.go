@@ -3,6 +3,7 @@ package export
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
@@ -141,22 +142,47 @@ func (s *Stats) add(r *sim.Record) {
 // ParquetSink is a sim.Sink that streams records to a zstd-compressed
 // Parquet file (schema Row). The file appears at its path only when Close
 // succeeds; Abort (or a failed Close) removes every trace of it.
+//
+// Encoding and compression run on a goroutine of their own: Write only
+// converts the record into a batch of rows, and hands each full batch
+// (batchRows rows) to the encoder over a bounded channel; batches are
+// recycled, so at most pipelineBatches are in flight and memory stays
+// flat. The encoder writes the batches in order, in the same Write calls as
+// a synchronous writer would, so the file is byte-identical to one. Write
+// waits only when the encoder is pipelineBatches behind.
 type ParquetSink struct {
 	f     *atomicFile
 	w     *parquet.GenericWriter[Row]
-	batch []rowBuf
-	rows  []Row
-	n     int
+	cur   *batch
+	free  chan *batch // recycled batches
+	todo  chan *batch // full batches, in order, for the encoder
+	done  chan struct{}
 	stats Stats
-	err   error
+	err   error // the sink's own error (sim side)
+
+	werr   error // the encoder's error, read after done is closed or via failed
+	failed atomic.Bool
+	abort  atomic.Bool // Abort called: the encoder skips the footer
+	closed bool        // todo closed
+}
+
+// pipelineBatches is the number of full batches the encoder may lag behind
+// Write (64 × 1,024 rows: one row group).
+const pipelineBatches = RowGroupRows / batchRows
+
+// batch is batchRows rows being converted (sim side) or encoded (encoder).
+type batch struct {
+	bufs []rowBuf
+	n    int
 }
 
 // CreatedBy is the application recorded in the Parquet footer. It carries
 // no build information, so the same run gives byte-identical files.
 const CreatedBy = "fleetsim"
 
-// NewParquetSink starts a Parquet file at path (its directory must exist).
-// Nothing is visible at path until Close.
+// NewParquetSink starts a Parquet file at path (its directory must exist)
+// and its encoder goroutine. Nothing is visible at path until Close; call
+// Close or Abort to end the goroutine.
 func NewParquetSink(path string) (*ParquetSink, error) {
 	f, err := createAtomic(path)
 	if err != nil {
@@ -167,40 +193,96 @@ func NewParquetSink(path string) (*ParquetSink, error) {
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
 		parquet.CreatedBy(CreatedBy, "", ""),
 	)
-	return &ParquetSink{
+	s := &ParquetSink{
 		f: f, w: w,
-		batch: make([]rowBuf, batchRows),
-		rows:  make([]Row, batchRows),
-	}, nil
+		free: make(chan *batch, pipelineBatches+1),
+		todo: make(chan *batch, pipelineBatches),
+		done: make(chan struct{}),
+	}
+	s.cur = newBatch()
+	go s.encode()
+	return s, nil
 }
 
-// Write implements sim.Sink. It does not keep r.
+func newBatch() *batch {
+	return &batch{bufs: make([]rowBuf, batchRows)}
+}
+
+// encode is the encoder goroutine: it writes the batches in order until todo
+// is closed, then (unless a write failed) the footer.
+func (s *ParquetSink) encode() {
+	defer close(s.done)
+	rows := make([]Row, batchRows)
+	for b := range s.todo {
+		if s.werr == nil {
+			for i := range b.n {
+				rows[i] = b.bufs[i].Row
+			}
+			if _, err := s.w.Write(rows[:b.n]); err != nil {
+				s.werr = fmt.Errorf("export: writing %s: %w", s.f.path, err)
+				s.failed.Store(true)
+			}
+		}
+		b.n = 0
+		select {
+		case s.free <- b:
+		default:
+		}
+	}
+	if s.werr == nil && !s.aborting() {
+		if err := s.w.Close(); err != nil {
+			s.werr = fmt.Errorf("export: writing %s: %w", s.f.path, err)
+		}
+	}
+}
+
+// aborting reports whether the sink is being aborted (its error set by
+// Abort before todo was closed).
+func (s *ParquetSink) aborting() bool { return s.abort.Load() }
+
+// Write implements sim.Sink. It does not keep r. An encoding error shows
+// at a later Write or at Close.
 func (s *ParquetSink) Write(r *sim.Record) error {
 	if s.err != nil {
 		return s.err
 	}
-	s.batch[s.n].set(r)
-	s.n++
+	b := s.cur
+	b.bufs[b.n].set(r)
+	b.n++
 	s.stats.add(r)
-	if s.n == len(s.batch) {
-		return s.flush()
+	if b.n == batchRows {
+		return s.send()
 	}
 	return nil
 }
 
-func (s *ParquetSink) flush() error {
-	if s.n == 0 {
-		return nil
-	}
-	for i := range s.n {
-		s.rows[i] = s.batch[i].Row
-	}
-	if _, err := s.w.Write(s.rows[:s.n]); err != nil {
-		s.err = fmt.Errorf("export: writing %s: %w", s.f.path, err)
+// send hands the current batch to the encoder and takes a fresh one.
+func (s *ParquetSink) send() error {
+	if s.failed.Load() { // werr was set before failed: safe to read
+		s.err = s.werr
 		return s.err
 	}
-	s.n = 0
+	s.todo <- s.cur
+	select {
+	case s.cur = <-s.free:
+	default:
+		s.cur = newBatch()
+	}
 	return nil
+}
+
+// finish sends the partial batch, closes the queue and waits for the
+// encoder; it returns the encoder's error.
+func (s *ParquetSink) finish() error {
+	if !s.closed {
+		if s.cur.n > 0 && s.err == nil {
+			s.todo <- s.cur
+		}
+		close(s.todo)
+		s.closed = true
+	}
+	<-s.done
+	return s.werr
 }
 
 // Stats returns the totals of the rows written so far.
@@ -209,19 +291,19 @@ func (s *ParquetSink) Stats() Stats { return s.stats }
 // Path returns the file's final path.
 func (s *ParquetSink) Path() string { return s.f.path }
 
-// Close writes the buffered rows and the footer and renames the file into
-// place. On error nothing is left at the path.
+// Close writes the buffered rows and the footer, waits for the encoder and
+// renames the file into place. On error nothing is left at the path.
 func (s *ParquetSink) Close() error {
 	if s.f.done {
 		return s.err
 	}
-	if err := s.flush(); err != nil {
+	if err := s.finish(); err != nil {
 		s.f.Abort()
+		s.err = err
 		return err
 	}
-	if err := s.w.Close(); err != nil {
+	if s.err != nil {
 		s.f.Abort()
-		s.err = fmt.Errorf("export: writing %s: %w", s.f.path, err)
 		return s.err
 	}
 	if err := s.f.Commit(); err != nil {
@@ -231,12 +313,17 @@ func (s *ParquetSink) Close() error {
 	return nil
 }
 
-// Abort discards the file: nothing is left at its path or under a temporary
-// name. It is a no-op after a successful Close.
+// Abort discards the file: the encoder stops, nothing is left at its path or
+// under a temporary name. It is a no-op after a successful Close.
 func (s *ParquetSink) Abort() {
+	if s.f.done {
+		return
+	}
 	if s.err == nil {
 		s.err = fmt.Errorf("export: %s aborted", s.f.path)
 	}
+	s.abort.Store(true)
+	s.finish()
 	s.f.Abort()
 }
 

@@ -41,7 +41,20 @@ var tableColumns = []struct {
 		}
 		return "no"
 	}},
+	{"osd", func(m *sim.PoolMetrics) string {
+		switch {
+		case m.OSD.Mode == "":
+			return "off"
+		case m.OSD.Fired:
+			return fmt.Sprintf("fired at %s s", num(*m.OSD.FiredAtS, 1))
+		}
+		return "no"
+	}},
 }
+
+// leftAligned reports whether table column i is left-aligned (names and
+// verdicts) rather than right-aligned (numbers).
+func leftAligned(i int) bool { return i <= 1 || i >= len(tableColumns)-2 }
 
 func intOrDash(n int) string {
 	if n == 0 {
@@ -99,7 +112,7 @@ func WriteTable(w io.Writer, s *sim.Summary) error {
 	line := func(cells []string) {
 		b.WriteString("|")
 		for i, cell := range cells {
-			if i <= 1 || i == len(cells)-1 {
+			if leftAligned(i) {
 				fmt.Fprintf(&b, " %-*s |", width[i], cell)
 			} else {
 				fmt.Fprintf(&b, " %*s |", width[i], cell)
@@ -114,7 +127,7 @@ func WriteTable(w io.Writer, s *sim.Summary) error {
 	line(head)
 	b.WriteString("|")
 	for i := range tableColumns {
-		if i <= 1 || i == len(tableColumns)-1 {
+		if leftAligned(i) {
 			b.WriteString(strings.Repeat("-", width[i]+2) + "|")
 		} else {
 			b.WriteString(strings.Repeat("-", width[i]+1) + ":|")

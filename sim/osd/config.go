@@ -49,34 +49,44 @@ func DefaultConfig() Config {
 	}
 }
 
+// ParamError is an invalid Config field: its name (as in JSON), its value
+// and what is allowed.
+type ParamError struct {
+	Field   string
+	Value   any
+	Allowed string
+}
+
+func (e *ParamError) Error() string { return fmt.Sprintf("%s = %v: %s", e.Field, e.Value, e.Allowed) }
+
 // Validate checks the ranges guidellm's OverSaturationConstraintArgs
 // enforces (all >= 0, ratio and confidence at most 1), plus finiteness and
-// a confidence strictly inside (0, 1) (the t quantile needs it). The error
-// names the field, the value and what is allowed.
+// a confidence strictly inside (0, 1) (the t quantile needs it). It returns
+// the first problem as a *ParamError.
 func (c Config) Validate() error {
 	nonNeg := []struct {
 		name string
 		v    float64
 	}{
-		{"osd.minimum_duration_s", c.MinimumDuration},
-		{"osd.minimum_ttft_s", c.MinimumTTFT},
-		{"osd.maximum_window_s", c.MaximumWindowSeconds},
-		{"osd.moe_threshold", c.MOEThreshold},
-		{"osd.eps", c.Eps},
+		{"minimum_duration_s", c.MinimumDuration},
+		{"minimum_ttft_s", c.MinimumTTFT},
+		{"maximum_window_s", c.MaximumWindowSeconds},
+		{"moe_threshold", c.MOEThreshold},
+		{"eps", c.Eps},
 	}
 	for _, f := range nonNeg {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
-			return fmt.Errorf("%s %v: must be a finite number >= 0", f.name, f.v)
+			return &ParamError{f.name, f.v, "must be a finite number >= 0"}
 		}
 	}
 	if r := c.MaximumWindowRatio; math.IsNaN(r) || r < 0 || r > 1 {
-		return fmt.Errorf("osd.maximum_window_ratio %v: must be in [0, 1]", r)
+		return &ParamError{"maximum_window_ratio", r, "must be in [0, 1]"}
 	}
 	if c.MinimumWindowSize < 0 {
-		return fmt.Errorf("osd.minimum_window_size %d: must be >= 0", c.MinimumWindowSize)
+		return &ParamError{"minimum_window_size", c.MinimumWindowSize, "must be >= 0"}
 	}
 	if p := c.Confidence; math.IsNaN(p) || p <= 0 || p >= 1 {
-		return fmt.Errorf("osd.confidence %v: must be in (0, 1)", p)
+		return &ParamError{"confidence", p, "must be in (0, 1)"}
 	}
 	return nil
 }

@@ -12,11 +12,11 @@ type window struct {
 	head  int // index of the oldest point
 	n     int // points in the window
 	total int // points ever added
+	limit int // int(total × MaximumWindowRatio): the most points kept
 }
 
-func (w *window) len() int { return w.n }
-
-func (w *window) push(p point) {
+// push adds p and updates the ratio limit (ratio: MaximumWindowRatio).
+func (w *window) push(p point, ratio float64) {
 	if w.n == len(w.buf) {
 		nb := make([]point, max(64, 2*len(w.buf)))
 		k := copy(nb, w.buf[w.head:])
@@ -26,6 +26,7 @@ func (w *window) push(p point) {
 	w.buf[(w.head+w.n)&(len(w.buf)-1)] = p
 	w.n++
 	w.total++
+	w.limit = int(float64(w.total) * ratio)
 }
 
 func (w *window) front() point { return w.buf[w.head] }
@@ -50,7 +51,7 @@ type Detector struct {
 
 	started, finished window
 	violations        int // TTFTs in the finished window above MinimumTTFT
-	conc, ttft        *Slope
+	conc, ttft        Slope
 
 	alert     bool
 	fired     bool
@@ -65,8 +66,8 @@ func New(cfg Config, origin float64) *Detector {
 	return &Detector{
 		cfg:    cfg,
 		origin: origin,
-		conc:   NewSlope(cfg.MOEThreshold, cfg.Confidence, cfg.Eps),
-		ttft:   NewSlope(cfg.MOEThreshold, cfg.Confidence, cfg.Eps),
+		conc:   *NewSlope(cfg.MOEThreshold, cfg.Confidence, cfg.Eps),
+		ttft:   *NewSlope(cfg.MOEThreshold, cfg.Confidence, cfg.Eps),
 	}
 }
 
@@ -84,8 +85,12 @@ func (d *Detector) Start(t float64) bool {
 // alert after the event.
 func (d *Detector) StartWith(t float64, inFlight int) bool {
 	x := t - d.origin
-	d.started.push(point{x, float64(inFlight)})
+	d.started.push(point{x, float64(inFlight)}, d.cfg.MaximumWindowRatio)
 	d.conc.Add(x, float64(inFlight))
+	for d.started.n > d.started.limit {
+		p := d.started.pop()
+		d.conc.Remove(p.x, p.y)
+	}
 	return d.Observe(t)
 }
 
@@ -93,11 +98,14 @@ func (d *Detector) StartWith(t float64, inFlight int) bool {
 // to first token was ttft (s). It returns the alert after the event.
 func (d *Detector) FirstToken(t, ttft float64) bool {
 	x := t - d.origin
-	d.finished.push(point{x, ttft})
+	d.finished.push(point{x, ttft}, d.cfg.MaximumWindowRatio)
 	if ttft > d.cfg.MinimumTTFT {
 		d.violations++
 	}
 	d.ttft.Add(x, ttft)
+	for d.finished.n > d.finished.limit {
+		d.popFinished()
+	}
 	return d.Observe(t)
 }
 
@@ -124,23 +132,19 @@ func (d *Detector) Observe(t float64) bool {
 	return d.alert
 }
 
-// setDuration prunes the windows as guidellm's _update_duration does: first
-// to MaximumWindowRatio of all points ever seen (truncated), then by age.
+// setDuration prunes the windows as guidellm's _update_duration does: to
+// MaximumWindowRatio of all points ever seen (truncated), then by age. The
+// ratio limit changes only when a point is added, so the ratio pruning is
+// done right there (push's callers); here only the limit set at the last
+// push applies, which gives the same windows: a point beyond the limit
+// stays beyond it, and one too old stays too old.
 func (d *Detector) setDuration(dur float64) {
 	d.duration = dur
-	maxFinished := int(float64(d.finished.total) * d.cfg.MaximumWindowRatio)
-	for d.finished.len() > maxFinished {
+	w := d.cfg.MaximumWindowSeconds
+	for d.finished.n > 0 && dur-d.finished.front().x > w {
 		d.popFinished()
 	}
-	for d.finished.len() > 0 && dur-d.finished.front().x > d.cfg.MaximumWindowSeconds {
-		d.popFinished()
-	}
-	maxStarted := int(float64(d.started.total) * d.cfg.MaximumWindowRatio)
-	for d.started.len() > maxStarted {
-		p := d.started.pop()
-		d.conc.Remove(p.x, p.y)
-	}
-	for d.started.len() > 0 && dur-d.started.front().x > d.cfg.MaximumWindowSeconds {
+	for d.started.n > 0 && dur-d.started.front().x > w {
 		p := d.started.pop()
 		d.conc.Remove(p.x, p.y)
 	}
@@ -156,13 +160,13 @@ func (d *Detector) popFinished() {
 
 // check is guidellm's _check_alert.
 func (d *Detector) check() bool {
-	concN := min(d.duration, float64(d.conc.N()))
-	ttftN := min(d.duration, float64(d.ttft.N()))
+	if d.duration < d.cfg.MinimumDuration || d.ttft.n > 2*d.violations {
+		return false
+	}
+	concN := min(d.duration, float64(d.conc.n))
+	ttftN := min(d.duration, float64(d.ttft.n))
 	minWin := float64(d.cfg.MinimumWindowSize)
-	if d.duration < d.cfg.MinimumDuration ||
-		d.ttft.N() > 2*d.violations ||
-		d.duration < d.cfg.MinimumTTFT ||
-		concN < minWin {
+	if d.duration < d.cfg.MinimumTTFT || concN < minWin {
 		return false
 	}
 	concUp := d.conc.Check(concN)

@@ -277,3 +277,23 @@ func BenchmarkDetector(b *testing.B) {
 		d.End(x)
 	}
 }
+
+// TestWorkedExample is docs/osd.md's worked example, by hand: x = 31..40,
+// y = 5 7 6 8 9 9 11 10 12 13; Sxx = 82.5, Sxy = 68, Syy = 60, slope
+// 68/82.5 = 0.824242, RSS = 60 − 68²/82.5 = 3.951515, SE = √(RSS/8/Sxx) =
+// 0.0773766, t(0.975, 8) = 2.290614 (guidellm's approximation), MOE =
+// 2.290614 × 0.0773766 / 0.824242 = 0.215034 < 2: a significant rise.
+func TestWorkedExample(t *testing.T) {
+	s := NewSlope(2, 0.95, 1e-12)
+	for i, y := range []float64{5, 7, 6, 8, 9, 9, 11, 10, 12, 13} {
+		s.Add(float64(31+i), y)
+	}
+	up := s.Check(10)
+	slope, moe, _ := s.Last()
+	if !up || math.Abs(slope-0.8242424) > 1e-6 || math.Abs(moe-0.2150338) > 1e-6 {
+		t.Errorf("slope %v, MOE %v, up %v; want 0.824242, 0.215034, true", slope, moe, up)
+	}
+	if got := TQuantile(0.975, 8); math.Abs(got-2.2906138) > 1e-6 {
+		t.Errorf("t(0.975, 8) = %v, want 2.290614", got)
+	}
+}

@@ -45,4 +45,4 @@ func (BacklogDetector) Begin(_ *sim.Config, _ *sim.Options, sink sim.Sink, _ boo
 }
 
 // DefaultDetector is the detector sweeps use when Options.Detector is nil.
-var DefaultDetector Detector = ReplayDetector{}
+var DefaultDetector Detector = SimDetector{}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSimulateOSD: --osd enforce on one A100 at 1,000 req/s stops the run
+// at the detection (30 s, guidellm's minimum_duration: from the start the
+// queue only grows) with a STOPPED line and osd_stop in summary.json; a bad
+// --osd value is one line and exit 2; --osd off leaves the verdicts out.
+func TestSimulateOSD(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "simulate", "--osd", "enforce", "--pool", "one:a100:1:65536",
+		"--requests", "200000", "--warmup", "0", "--no-parquet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "STOPPED: over-saturation detected in one at 30.00 s") {
+		t.Errorf("no verdict line in:\n%s", stdout)
+	}
+	var sum struct {
+		Requests int64 `json:"requests"`
+		OSDStop  *struct {
+			By          string  `json:"by"`
+			DetectedAtS float64 `json:"detected_at_s"`
+		} `json:"osd_stop"`
+		Pools []struct {
+			OSD struct {
+				Fired    bool     `json:"fired"`
+				FiredAtS *float64 `json:"fired_at_s"`
+			} `json:"osd"`
+		} `json:"pools"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.OSDStop == nil || sum.OSDStop.By != "one" || !sum.Pools[0].OSD.Fired || sum.Requests > 40000 {
+		t.Errorf("summary: %d requests, stop %+v, pool verdict %+v", sum.Requests, sum.OSDStop, sum.Pools[0].OSD)
+	}
+
+	code, _, stderr = runCLI(t, "simulate", "--osd", "on", "--out", t.TempDir())
+	if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "osd.mode") {
+		t.Errorf("--osd on: exit %d, stderr %q", code, stderr)
+	}
+	bad := writeFile(t, t.TempDir(), "bad.yaml", "osd:\n  params: {confidence: 1}\n")
+	code, _, stderr = runCLI(t, "simulate", "--config", bad, "--out", t.TempDir())
+	if code != 2 || !strings.Contains(stderr, "osd.params.confidence") {
+		t.Errorf("confidence 1: exit %d, stderr %q", code, stderr)
+	}
+	// A file's params keep guidellm's defaults for the keys it leaves out.
+	part := writeFile(t, t.TempDir(), "part.yaml", "osd:\n  params: {minimum_duration_s: 10}\n")
+	cfg := parseScenario(t, "--config", part)
+	if p := cfg.OSD.Params; p == nil || p.MinimumDuration != 10 || p.MOEThreshold != 2 || p.Confidence != 0.95 {
+		t.Errorf("params from a partial file: %+v", p)
+	}
+	code, stdout, _ = runCLI(t, smallArgs(t.TempDir(), "--osd", "off")...)
+	if code != 0 || strings.Contains(stdout, "over-saturation") || !strings.Contains(stdout, "| off") {
+		t.Errorf("--osd off: exit %d, stdout:\n%s", code, stdout)
+	}
+}

@@ -1,0 +1,168 @@
+package export
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// Figure is a line chart described by its data (package experiments builds
+// them; this package draws them). The same Figure always gives the same
+// bytes.
+type Figure struct {
+	Name   string // file stem, e.g. "tokenbudget-figure6"
+	Title  string
+	XLabel string
+	YLabel string
+	// LogX draws the x axis on a log scale (all X must be > 0).
+	LogX bool
+	// XTicks, when set, labels the x values 0, 1, … (a categorical axis).
+	XTicks []string
+	// LegendBottom puts the legend in the lower right corner instead of
+	// the upper left.
+	LegendBottom bool
+	// YFromZero starts the y axis at 0 (room for the legend below data
+	// that sits high).
+	YFromZero bool
+	Series    []FigureSeries
+}
+
+// FigureSeries is one line of a Figure.
+type FigureSeries struct {
+	Name string
+	X, Y []float64
+	// Dashed draws a reference line (e.g. the paper's values) in the
+	// colour of the solid series before it.
+	Dashed bool
+}
+
+// Figure sizes.
+const (
+	figureWidth  = 16 * vg.Centimeter
+	figureHeight = 10 * vg.Centimeter
+)
+
+// FigureFormats are the formats WriteFigure writes.
+var FigureFormats = []string{"png", "svg"}
+
+// Render draws f in format "png" or "svg".
+func (f Figure) Render(format string) ([]byte, error) {
+	if len(f.Series) == 0 {
+		return nil, errors.New("export: figure " + f.Name + " has no series")
+	}
+	p := plot.New()
+	p.Title.Text = f.Title
+	p.X.Label.Text = f.XLabel
+	p.Y.Label.Text = f.YLabel
+	p.Legend.Top, p.Legend.Left = !f.LegendBottom, !f.LegendBottom
+	p.Add(plotter.NewGrid())
+	if f.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.ConstantTicks(dataTicks(f.Series))
+	}
+	if len(f.XTicks) > 0 {
+		ticks := make([]plot.Tick, len(f.XTicks))
+		for i, l := range f.XTicks {
+			ticks[i] = plot.Tick{Value: float64(i), Label: l}
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		p.X.Min, p.X.Max = -0.5, float64(len(ticks))-0.5
+	}
+	ci := -1 // colour index: advances with each solid series
+	for i, s := range f.Series {
+		if !s.Dashed || ci < 0 {
+			ci++
+		}
+		if len(s.X) != len(s.Y) {
+			return nil, fmt.Errorf("export: figure %s series %q: %d x and %d y values", f.Name, s.Name, len(s.X), len(s.Y))
+		}
+		xy := make(plotter.XYs, 0, len(s.X))
+		for j := range s.X {
+			if math.IsNaN(s.Y[j]) || math.IsInf(s.Y[j], 0) || (f.LogX && !(s.X[j] > 0)) {
+				continue
+			}
+			xy = append(xy, plotter.XY{X: s.X[j], Y: s.Y[j]})
+		}
+		if len(xy) == 0 {
+			continue
+		}
+		line, points, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			return nil, err
+		}
+		c := plotutil.Color(ci)
+		line.Color, points.Color = c, c
+		line.Width = vg.Points(1.5)
+		points.Shape = plotutil.Shape(i)
+		if s.Dashed {
+			line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			line.Width = vg.Points(1)
+		}
+		p.Add(line, points)
+		p.Legend.Add(s.Name, line, points)
+	}
+	p.Legend.ThumbnailWidth = vg.Points(20)
+	if f.YFromZero {
+		p.Y.Min = math.Min(p.Y.Min, 0)
+	}
+	wt, err := p.WriterTo(figureWidth, figureHeight, format)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if _, err := wt.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("export: drawing %s: %w", f.Name, err)
+	}
+	return b.Bytes(), nil
+}
+
+// WriteFigure writes DIR/NAME.png and DIR/NAME.svg (atomically) and returns
+// the paths written.
+func WriteFigure(dir string, f Figure) ([]string, error) {
+	var wrote []string
+	for _, format := range FigureFormats {
+		b, err := f.Render(format)
+		if err != nil {
+			return wrote, err
+		}
+		path := filepath.Join(dir, f.Name+"."+format)
+		if err := WriteFileAtomic(path, b); err != nil {
+			return wrote, err
+		}
+		wrote = append(wrote, path)
+	}
+	return wrote, nil
+}
+
+// dataTicks are ticks at every distinct x value of the series (a log axis
+// of a few points reads better labelled at its points): multiples of 1,024
+// print as 1K, 2K, …, others as %g.
+func dataTicks(series []FigureSeries) []plot.Tick {
+	var xs []float64
+	for _, s := range series {
+		for _, x := range s.X {
+			if x > 0 && !slices.Contains(xs, x) {
+				xs = append(xs, x)
+			}
+		}
+	}
+	slices.Sort(xs)
+	ticks := make([]plot.Tick, len(xs))
+	for i, x := range xs {
+		label := strconv.FormatFloat(x, 'g', -1, 64)
+		if x >= 1024 && math.Mod(x, 1024) == 0 {
+			label = strconv.FormatFloat(x/1024, 'g', -1, 64) + "K"
+		}
+		ticks[i] = plot.Tick{Value: x, Label: label}
+	}
+	return ticks
+}

@@ -1,0 +1,226 @@
+package sim
+
+import (
+	"github.com/fleetsim/fleetsim/engine"
+	"github.com/fleetsim/fleetsim/sim/osd"
+)
+
+// fleetName names the fleet-wide detector in verdicts.
+const fleetName = "fleet"
+
+// OSD modes (Config.OSD.Mode).
+const (
+	OSDMonitor = "monitor" // run the detectors and report them (the default)
+	OSDEnforce = "enforce" // stop the run at the first detection
+	OSDOff     = "off"     // no detector
+)
+
+// OSDConfig selects the over-saturation detector (package sim/osd, guidellm's
+// algorithm): one per pool and one for the fleet, in simulated time.
+type OSDConfig struct {
+	// Mode is "monitor" (the default when empty), "enforce" or "off".
+	Mode string `json:"mode,omitempty" yaml:"mode,omitempty"`
+	// Params, when set, replaces guidellm's defaults (osd.DefaultConfig).
+	Params *osd.Config `json:"params,omitempty" yaml:"params,omitempty"`
+}
+
+func (c OSDConfig) validate() error {
+	if _, err := osd.ParseMode(c.Mode); err != nil {
+		return bad("osd.mode", c.Mode, "allowed: monitor, enforce, off")
+	}
+	if c.Params != nil {
+		if err := c.Params.Validate(); err != nil {
+			pe := err.(*osd.ParamError)
+			return bad("osd.params."+pe.Field, pe.Value, "%s", pe.Allowed)
+		}
+	}
+	return nil
+}
+
+// OSDVerdict is one detector's outcome in a Summary.
+type OSDVerdict struct {
+	// Mode is the run's OSD mode ("monitor" or "enforce").
+	Mode string `json:"mode"`
+	// Fired tells whether the alert was ever raised; FiredAtS is the
+	// simulated time of the first event that raised it, s (null when not
+	// fired).
+	Fired    bool     `json:"fired"`
+	FiredAtS *float64 `json:"fired_at_s"`
+	// Final is the detector's state at the end of the run.
+	Final osd.State `json:"final"`
+}
+
+// OSDStop tells that an enforce-mode detector stopped the run.
+type OSDStop struct {
+	// By names the detector: a pool's name or "fleet".
+	By string `json:"by"`
+	// DetectedAtS is when the alert was raised and StoppedAtS the simulated
+	// time the run stopped (the same, or the end of the step that raised
+	// it), s. Requests still in flight then are counted in in_flight and
+	// have no record.
+	DetectedAtS float64 `json:"detected_at_s"`
+	StoppedAtS  float64 `json:"stopped_at_s"`
+}
+
+// osdFeed drives the detectors from the fleet's events in time order.
+// Starts (at a pool's delivery, at the fleet's arrival) happen at the
+// fleet's current time; ends at a record's time, emitted in time order; the
+// engines report first tokens as they run their iterations, which may be
+// ahead of the fleet's time, so those wait in a heap and are fed once the
+// fleet has stepped to them (flush), before any later end.
+type osdFeed struct {
+	enforce bool
+	pools   []*osd.Detector // by pool order
+	fleet   *osd.Detector
+	first   firstHeap
+	seq     uint64
+	started bool // origin set (first arrival)
+	lastT   float64
+	// backwards counts events fed earlier than the one before (tests check
+	// that it stays 0: the detectors see the fleet's events in time order).
+	backwards int
+
+	halted      bool
+	haltBy      string
+	detectedAt  float64
+	haltedAtNow float64
+}
+
+// firstEv is a pending first token: time, arrival order (ties), pool and TTFT.
+type firstEv struct {
+	t, ttft float64
+	seq     uint64
+	pool    int32
+}
+
+type firstHeap []firstEv
+
+func firstLess(a, b *firstEv) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) }
+
+func (h *firstHeap) push(e firstEv) {
+	*h = append(*h, e)
+	siftUp(*h, len(*h)-1, firstLess)
+}
+
+func (h *firstHeap) pop() firstEv {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	*h = s[:n]
+	siftDown(*h, 0, firstLess)
+	return top
+}
+
+// newOSDFeed returns the feed for cfg, or nil when the mode is off.
+func newOSDFeed(cfg OSDConfig, npools int) *osdFeed {
+	mode, _ := osd.ParseMode(cfg.Mode)
+	if mode == osd.Off {
+		return nil
+	}
+	return &osdFeed{enforce: mode == osd.Enforce, pools: make([]*osd.Detector, npools)}
+}
+
+func (f *fleet) osdParams() osd.Config {
+	if f.cfg.OSD.Params != nil {
+		return *f.cfg.OSD.Params
+	}
+	return osd.DefaultConfig()
+}
+
+// osdArrive feeds the fleet detector a start at the arrival time t; the
+// first arrival sets every detector's origin (guidellm's start time).
+func (f *fleet) osdArrive(t float64) {
+	o := f.osd
+	if !o.started {
+		o.started = true
+		p := f.osdParams()
+		o.fleet = osd.New(p, t)
+		for i := range o.pools {
+			o.pools[i] = osd.New(p, t)
+		}
+	}
+	f.osdCheck(o.fleet.Start(t), t, fleetName)
+}
+
+// osdFirstToken is the engines' first-token hook.
+// The TTFT is computed as the record's ttft_s is: a difference of engine
+// times (the arrival rounded to a picosecond as the engines saw it).
+func (f *fleet) osdFirstToken(j engine.Job, t engine.Time) {
+	fl := f.flights.of(&j)
+	o := f.osd
+	o.seq++
+	ttft := (t - engine.Seconds(fl.fleetArrival)).Seconds()
+	o.first.push(firstEv{t: t.Seconds(), ttft: ttft, seq: o.seq, pool: int32(fl.pool.order)})
+}
+
+// osdFlush feeds the pending first tokens at or before t.
+func (f *fleet) osdFlush(t float64) {
+	o := f.osd
+	for len(o.first) > 0 && o.first[0].t <= t {
+		e := o.first.pop()
+		p := f.pools[e.pool]
+		f.osdCheck(o.pools[e.pool].FirstToken(e.t, e.ttft), e.t, p.cfg.Name)
+		f.osdCheck(o.fleet.FirstToken(e.t, e.ttft), e.t, fleetName)
+	}
+}
+
+// osdEnd feeds the end of a request in pool p at time t, and in the fleet
+// too when it leaves the fleet.
+func (f *fleet) osdEnd(p *pool, t float64, leavesFleet bool) {
+	o := f.osd
+	f.osdFlush(t)
+	f.osdCheck(o.pools[p.order].End(t), t, p.cfg.Name)
+	if leavesFleet {
+		f.osdCheck(o.fleet.End(t), t, fleetName)
+	}
+}
+
+// osdCheck halts the run at the first alert in enforce mode.
+func (f *fleet) osdCheck(alert bool, t float64, by string) {
+	o := f.osd
+	if t < o.lastT {
+		o.backwards++
+	}
+	o.lastT = t
+	if !alert || !o.enforce {
+		return
+	}
+	// The first alert stops the run; a pool's alert at the same instant as
+	// the fleet's names the pool (the more specific verdict).
+	if !o.halted || (o.haltBy == fleetName && by != fleetName && t == o.detectedAt) {
+		o.halted, o.haltBy, o.detectedAt = true, by, t
+	}
+}
+
+// osdVerdict returns detector d's verdict (nil d: the run ended before the
+// first arrival).
+func (f *fleet) osdVerdict(d *osd.Detector) OSDVerdict {
+	v := OSDVerdict{Mode: OSDMonitor}
+	if f.osd.enforce {
+		v.Mode = OSDEnforce
+	}
+	if d == nil {
+		return v
+	}
+	fired, at := d.Fired()
+	v.Fired, v.Final = fired, d.State()
+	if fired {
+		v.FiredAtS = &at
+	}
+	return v
+}
+
+// halted reports whether an enforce-mode detector stopped the run.
+func (f *fleet) halted() bool { return f.osd != nil && f.osd.halted }
+
+// endHalted closes a run an enforce-mode detector stopped: no drain (the
+// requests in flight stay in flight), the measurement window ends now.
+func (f *fleet) endHalted() {
+	f.osd.haltedAtNow = f.now
+	f.srcDone = true
+	if f.winStarted && !f.winEnded {
+		f.t1, f.winEnded = f.now, true
+		f.snapshot(f.now, true)
+	}
+}
