@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/sim/export"
 	"github.com/fleetsim/fleetsim/sim/sweep"
+	"github.com/fleetsim/fleetsim/workload"
 )
 
 func init() {
@@ -279,15 +281,31 @@ func (f *sweepFlags) grid() (*sweep.Grid, sweep.Shard, error) {
 		}
 	}
 	if f.findMax {
-		if err := f.checkFindMax(g); err != nil {
-			return nil, shard, err
-		}
-		return g, shard, nil
+		err = f.checkFindMax(g)
+	} else {
+		err = g.Validate()
 	}
-	if err := g.Validate(); err != nil {
+	if err != nil {
 		return nil, shard, err
 	}
-	return g, shard, nil
+	return g, shard, checkWorkload(g.Base)
+}
+
+// checkWorkload builds the base scenario's request source once, so that a
+// missing or bad CDF file or trace (every row the runs will use) is bad
+// input found before anything runs or is written.
+func checkWorkload(cfg sim.Config) error {
+	if cfg.Workload.Rate <= 0 && cfg.Workload.Trace == "" {
+		cfg.Workload.Rate = 1 // --find-max-rate sets the rate
+	}
+	src, err := workload.NewSource(cfg.Workload, cfg.Seed)
+	if err != nil {
+		return errors.New(workloadError(err))
+	}
+	if c, ok := src.(io.Closer); ok {
+		c.Close()
+	}
+	return nil
 }
 
 // fittingGPUs lists the catalog GPUs whose KV budget holds every pool's
@@ -309,16 +327,40 @@ func fittingGPUs(ps []sim.PoolConfig) []string {
 
 // runGrid runs the grid (or its shard) and writes the outputs.
 func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io.Writer, stop func() bool) (err error) {
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return fmt.Errorf("creating --out %s: %w", f.out, err)
+	// A failed or interrupted sweep leaves none of its files behind, and
+	// no directory it created (only if empty: it never removes others' files).
+	var (
+		mu      sync.Mutex
+		written []string // files, then directories, removed in reverse order
+	)
+	mkdir := func(dir string) error {
+		if _, err := os.Stat(dir); err == nil {
+			return nil
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("creating %s: %w", dir, err)
+		}
+		written = append(written, dir)
+		return nil
+	}
+	defer func() {
+		if err != nil {
+			for i := len(written) - 1; i >= 0; i-- {
+				os.Remove(written[i])
+			}
+		}
+	}()
+	if err := mkdir(f.out); err != nil {
+		return err
 	}
 	opts := sweep.Options{Workers: f.workers, Shard: shard, Stop: stop}
 	if f.points {
-		if err := os.MkdirAll(filepath.Join(f.out, pointsDir), 0o755); err != nil {
+		if err := mkdir(filepath.Join(f.out, pointsDir)); err != nil {
 			return err
 		}
 		opts.Sink = func(p sweep.Point, _ sim.Config) (sim.Sink, func(bool) error, error) {
-			s, err := export.NewParquetSink(filepath.Join(f.out, pointsDir, fmt.Sprintf("point-%06d.parquet", p.Index)))
+			path := filepath.Join(f.out, pointsDir, fmt.Sprintf("point-%06d.parquet", p.Index))
+			s, err := export.NewParquetSink(path)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -327,7 +369,13 @@ func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io
 					s.Abort()
 					return nil
 				}
-				return s.Close()
+				if err := s.Close(); err != nil {
+					return err
+				}
+				mu.Lock()
+				written = append(written, path)
+				mu.Unlock()
+				return nil
 			}, nil
 		}
 	}
@@ -349,23 +397,27 @@ func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io
 		return err
 	}
 	rows := sweep.Rows(res)
-	var wrote []string
+	var wrote []string // for the closing message
+	note := func(paths ...string) {
+		wrote = append(wrote, paths...)
+		written = append(written, paths...)
+	}
 	if shard.N > 0 {
 		dir := filepath.Join(f.out, partsDir)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := mkdir(dir); err != nil {
 			return err
 		}
 		p := filepath.Join(dir, fmt.Sprintf("part-%04d-of-%04d.parquet", shard.I, shard.N))
 		if err := export.WriteSweepParquet(p, rows); err != nil {
 			return err
 		}
-		wrote = append(wrote, p)
+		note(p)
 	} else {
 		p := filepath.Join(f.out, sweepFile)
 		if err := export.WriteSweepParquet(p, rows); err != nil {
 			return err
 		}
-		wrote = append(wrote, p)
+		note(p)
 		var b strings.Builder
 		if err := export.WriteSweepTable(&b, rows); err != nil {
 			return err
@@ -374,15 +426,16 @@ func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io
 		if err := export.WriteFileAtomic(tp, []byte(b.String())); err != nil {
 			return err
 		}
-		wrote = append(wrote, tp)
+		note(tp)
 		if !f.noPlots {
 			ps, err := export.WriteSweepPlots(f.out, rows, g.Axes)
+			note(ps...)
 			if err != nil {
 				return err
 			}
-			wrote = append(wrote, ps...)
 		}
 	}
+
 	fmt.Fprintf(stdout, "fleetsim %s sweep: %d points", version, n)
 	if shard.N > 0 {
 		fmt.Fprintf(stdout, " (shard %s of %d points)", shard, g.Size())

@@ -226,3 +226,42 @@ func TestSweepExampleFile(t *testing.T) {
 		t.Errorf("size %d, duration %v, long pool %d; want 30, 120, 131", g.Size(), g.DurationS, g.Base.Pools[1].Count)
 	}
 }
+
+// TestSweepBadWorkload: a missing CDF file is bad input found before any
+// run: exit 2, one line, no output directory.
+func TestSweepBadWorkload(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runCLI(t, sweepArgs(out, "--workload", filepath.Join(t.TempDir(), "none.json"), "--rates", "1")...)
+	if code != 2 || !strings.Contains(stderr, "none.json") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("created %s", out)
+	}
+}
+
+// TestSweepInterruptedLeavesNothing: a sweep stopped before it ends
+// removes the directories it created and the per-point files it wrote.
+func TestSweepInterruptedLeavesNothing(t *testing.T) {
+	f := newSweepFlags()
+	out := filepath.Join(t.TempDir(), "out")
+	if err := f.fs.Parse(append([]string{"--out", out, "--points", "--rates", "20,40,60", "--workers", "1"}, smallSweep...)); err != nil {
+		t.Fatal(err)
+	}
+	g, shard, err := f.grid()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Stop once the first point's request file exists.
+	stop := func() bool {
+		m, _ := filepath.Glob(filepath.Join(out, pointsDir, "point-*.parquet"))
+		return len(m) > 0
+	}
+	var stdout, stderr bytes.Buffer
+	if err := f.runGrid(g, shard, &stdout, &stderr, stop); err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("runGrid = %v, want interrupted", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s left behind", out)
+	}
+}
