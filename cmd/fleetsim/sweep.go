@@ -82,7 +82,7 @@ func newSweepFlags() *sweepFlags {
 	fs := f.fs
 	fs.SortFlags = false
 	fs.StringVar(&f.file, "sweep", "", "sweep `FILE` (YAML): scenario (a scenario file's path), grid (key: list or range), duration_s; flags override it")
-	fs.StringVar(&f.preset, "preset", "", "add a preset axis: lam-range (rates "+presetRates+"), gpu-compare (every GPU that holds the pools' max context), compare-routers (length, token-budget, spillover, cr)")
+	fs.StringVar(&f.preset, "preset", "", "add the axis of preset `NAME`: lam-range (rates "+presetRates+"), gpu-compare (every GPU that holds the pools' max context), compare-routers (length, token-budget, spillover, cr)")
 	fs.StringVar(&f.rates, "rates", "", "arrival rates, req/s: `LIST` (100,200,400) or range START:STOP:STEP (100:1000:100)")
 	fs.StringArrayVar(&f.counts, "pool-counts", nil, "instances per pool: `[POOL=]LIST|RANGE` (every pool, or the pool named; repeatable)")
 	fs.StringArrayVar(&f.gpus, "gpu", nil, "GPUs: `[POOL=]LIST` of catalog names (every pool, or the pool named; repeatable)")
