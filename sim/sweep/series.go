@@ -9,9 +9,8 @@ import (
 // the other keys' values) against the swept key. Y is the mean over the
 // seed axis of the rows at each X, skipping NaN.
 type Series struct {
-	Name  string
-	Fleet bool // the line sums the whole fleet
-	X, Y  []float64
+	Name string
+	X, Y []float64
 }
 
 // Metric is a plotted quantity of a row.
@@ -67,7 +66,6 @@ func MakeSeries(rows []Row, axes []Axis, x int, m Metric) []Series {
 	}
 	var order []string
 	groups := map[string]*acc{}
-	fleet := map[string]bool{}
 	onePool := true
 	for i := range rows {
 		onePool = onePool && (rows[i].Fleet || rows[i].PoolIndex == 0)
@@ -84,7 +82,6 @@ func MakeSeries(rows []Row, axes []Axis, x int, m Metric) []Series {
 			}
 		}
 		key := strings.Join(name, " ")
-		fleet[key] = r.Fleet
 		g := groups[key]
 		if g == nil {
 			g = &acc{sum: map[int]float64{}, n: map[int]int{}}
@@ -107,7 +104,7 @@ func MakeSeries(rows []Row, axes []Axis, x int, m Metric) []Series {
 	out := make([]Series, 0, len(order))
 	for _, key := range order {
 		g := groups[key]
-		s := Series{Name: key, Fleet: fleet[key]}
+		s := Series{Name: key}
 		for j := range axes[x].Values {
 			if g.n[j] == 0 {
 				continue
