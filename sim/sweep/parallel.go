@@ -16,6 +16,10 @@ func Workers(w, n int) int {
 	return max(1, min(w, n))
 }
 
+// workerHook, when set (by benchmarks), is called at the start of each
+// worker goroutine; the function it returns is called when the worker ends.
+var workerHook func() (end func())
+
 // parallel runs fn(0), ..., fn(n-1) on workers goroutines. Jobs are handed
 // out in index order; once a job fails (or stop returns true) no new job
 // starts. It returns the error of the lowest failed index, so the error does
@@ -41,6 +45,9 @@ func parallel(n, workers int, stop func() bool, fn func(i int) error) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if workerHook != nil {
+				defer workerHook()()
+			}
 			for {
 				i, ok := take()
 				if !ok {
