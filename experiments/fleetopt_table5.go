@@ -50,7 +50,7 @@ func FleetOptTable5(o Options) ([]Table, error) {
 			calib = papercompat.Calibration
 		}
 		v, err := Validate(ValidateConfig{Workload: c.Workload, Rate: FleetOptRate, BShort: c.BShort, Method: fleetopt.MethodPR,
-			Requests: o.Requests, Seed: o.seed(1), Calibration: calib})
+			Requests: o.Requests, Seed: o.seed(1), Calibration: calib, Stop: o.Stop})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Workload, err)
 		}

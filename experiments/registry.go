@@ -19,6 +19,10 @@ type Options struct {
 	// Progress, when set, receives one-line status messages (which fleet is
 	// being simulated, ...).
 	Progress func(msg string)
+	// Stop, when set, is polled by the simulations an experiment runs
+	// (sim.Options.Stop); once it returns true they end with
+	// sim.ErrStopped.
+	Stop func() bool
 	// Compat "papers" replaces the planner's exact moments by the papers'
 	// simulator's own sizing (pools/fleetopt/papercompat) where an experiment has
 	// it (FleetOpt Tables 3 and 6, §7.4); "" = the default.

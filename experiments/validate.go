@@ -75,6 +75,9 @@ type ValidateConfig struct {
 	Start func(requests int)
 	// Progress, when set, is sim.Options.Progress.
 	Progress func(arrived int64)
+	// Stop, when set, is sim.Options.Stop: once it returns true the
+	// simulation ends and Validate returns sim.ErrStopped.
+	Stop func() bool
 }
 
 // PoolValidation is one pool's prediction beside its measurement.
@@ -311,7 +314,7 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	if c.Start != nil {
 		c.Start(n)
 	}
-	sum, err := sim.Run(scfg, src, nil, sim.Options{Progress: c.Progress})
+	sum, err := sim.Run(scfg, src, nil, sim.Options{Progress: c.Progress, Stop: c.Stop})
 	if err != nil {
 		return nil, err
 	}

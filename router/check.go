@@ -15,16 +15,17 @@ type valueRule struct {
 // scenario key. Validate applies them; the CLI checks its flags with
 // CheckValue, so a range is written once.
 var valueRules = map[string]valueRule{
-	"gamma": {func(v float64) bool { return v >= 1 && !math.IsInf(v, 0) },
-		"must be a finite number >= 1 (the C&R band is (b_short, gamma*b_short])"},
+	"gamma": {func(v float64) bool { return v >= 1 && v <= MaxGamma },
+		fmt.Sprintf("must be in [1, %d] (the C&R band is (b_short, gamma*b_short])", MaxGamma)},
 	"p_c": {func(v float64) bool { return v >= 0 && v <= 1 }, "must be in [0, 1]"},
-	"spill_queue_per_gpu": {func(v float64) bool { return v >= 0 && !math.IsInf(v, 0) },
-		"must be a finite number >= 0 of queued requests per GPU"},
+	"spill_queue_per_gpu": {func(v float64) bool { return v >= 0 && v <= MaxSpillQueuePerGPU },
+		fmt.Sprintf("must be in [0, %g] queued requests per GPU", float64(MaxSpillQueuePerGPU))},
 	"spill_kv_occupancy": {func(v float64) bool { return v >= 0 && v <= 1 }, "must be in [0, 1] (0: off)"},
 	"ema_decay":          {func(v float64) bool { return v > 0 && v < 1 }, "must be in (0, 1)"},
-	"sigma_weight":       {func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }, "must be a finite number"},
-	"cold_start": {func(v float64) bool { return v > 0 && !math.IsInf(v, 0) },
-		"must be a finite bytes/token ratio > 0"},
+	"sigma_weight": {func(v float64) bool { return math.Abs(v) <= MaxSigmaWeight },
+		fmt.Sprintf("must be in [-%d, %d]", MaxSigmaWeight, MaxSigmaWeight)},
+	"cold_start": {func(v float64) bool { return v > 0 && v <= MaxColdStart },
+		fmt.Sprintf("must be a bytes/token ratio in (0, %d]", MaxColdStart)},
 }
 
 // CheckValue reports whether v is an allowed value of the real-valued

@@ -2,7 +2,6 @@ package router
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/fleetsim/fleetsim/workload"
@@ -30,6 +29,16 @@ const (
 	DefaultSpillQueuePerGPU = 4.0    // queued requests per GPU above which a pool is overloaded
 	DefaultCompressP50S     = 0.0005 // s, BenchmarkCompressBand p50 on a quiet machine (0.43–0.47 ms)
 	DefaultCompressP99S     = 0.0008 // s, BenchmarkCompressBand p99 on a quiet machine (0.77–0.81 ms)
+)
+
+// Upper bounds of the tuning fields (docs/cli.md, "Numeric ranges"); they
+// keep every product finite (γ·b_short fits an int) and catch unit slips.
+const (
+	MaxGamma            = 16   // C&R bandwidth γ
+	MaxSpillQueuePerGPU = 1e6  // queued requests per GPU
+	MaxSigmaWeight      = 100  // |sigma_weight|
+	MaxColdStart        = 100  // bytes/token
+	MaxCompressLatencyS = 3600 // compress_p50_s, compress_p99_s, s
 )
 
 // Config selects and tunes a router. It is the one router configuration of
@@ -175,11 +184,11 @@ func (c Config) Validate(pools []Pool) error {
 			return fmt.Errorf("router: compressible = %s: %s is not a category (allowed: prose, cjk, rag, mixed)", categoryList(c.Compressible), k)
 		}
 	}
-	if !(c.CompressP50S > 0) || math.IsInf(c.CompressP50S, 0) {
-		return fmt.Errorf("router: compress_p50_s = %g: must be a finite latency > 0 s", c.CompressP50S)
+	if !(c.CompressP50S > 0 && c.CompressP50S <= MaxCompressLatencyS) {
+		return fmt.Errorf("router: compress_p50_s = %g: must be a latency in (0, %d] s", c.CompressP50S, MaxCompressLatencyS)
 	}
-	if !(c.CompressP99S >= c.CompressP50S) || math.IsInf(c.CompressP99S, 0) {
-		return fmt.Errorf("router: compress_p99_s = %g: must be finite and >= compress_p50_s (%g)", c.CompressP99S, c.CompressP50S)
+	if !(c.CompressP99S >= c.CompressP50S && c.CompressP99S <= MaxCompressLatencyS) {
+		return fmt.Errorf("router: compress_p99_s = %g: must be in [compress_p50_s (%g), %d] s", c.CompressP99S, c.CompressP50S, MaxCompressLatencyS)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package router
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/fleetsim/fleetsim/workload"
@@ -20,20 +19,17 @@ var trueRatio = [workload.NumCategories]float64{
 	workload.Mixed: 3.81,
 }
 
-// testCDF is the Azure token-length CDF of the papers
-// (../shared/data/traces/fleet-sim-cdfs/azure_cdf.json, the CDF behind the
-// issue's 0.9758), read with workload.LoadCDF.
+// testCDF is the Azure token-length CDF of the papers (the built-in
+// "azure", workload/data/azure_cdf.json: byte for byte the fleet-sim CDF
+// behind the 0.9758, see workload/data/SOURCES.md), read with
+// workload.LoadCDF. It is embedded, so the tests never skip.
 type testCDF struct{ c *workload.CDF }
 
 func loadAzureCDF(t testing.TB) *testCDF {
 	t.Helper()
-	const path = "../../shared/data/traces/fleet-sim-cdfs/azure_cdf.json"
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("Azure CDF not available: %v", err)
-	}
-	c, err := workload.LoadCDF(path)
+	c, err := workload.LoadCDF("azure")
 	if err != nil {
-		t.Fatalf("LoadCDF(%s): %v", path, err)
+		t.Fatalf("LoadCDF(azure): %v", err)
 	}
 	return &testCDF{c}
 }

@@ -130,6 +130,13 @@ type ValidationError = workload.FieldError
 // typo in a count ends in a clear error rather than in running out of memory.
 const MaxInstances = 1_000_000
 
+// MaxDelayS bounds router.retry_delay_s and MaxSLOS the SLO targets,
+// seconds (an hour and a day): finite, and far beyond any real setting.
+const (
+	MaxDelayS = 3600
+	MaxSLOS   = 86400
+)
+
 // MaxArrivalS is the latest arrival time a run accepts, seconds:
 // engine.MaxArrival, 2^62 ps (about 53 days). Engines count time in whole
 // picoseconds (docs/model.md, "Time"); a later arrival fails the run.
@@ -214,17 +221,17 @@ func (c *Config) Validate() error {
 	if _, err := newRouter(c.Router, rp, c.Seed); err != nil {
 		return err
 	}
-	if !finite(c.Router.RetryDelayS) || c.Router.RetryDelayS < 0 {
-		return bad("router.retry_delay_s", c.Router.RetryDelayS, "must be a finite number of seconds >= 0")
+	if !(c.Router.RetryDelayS >= 0 && c.Router.RetryDelayS <= MaxDelayS) {
+		return bad("router.retry_delay_s", c.Router.RetryDelayS, "must be in [0, %g] seconds", float64(MaxDelayS))
 	}
 	if !finite(c.WarmupFraction) || c.WarmupFraction < 0 || c.WarmupFraction >= 1 {
 		return bad("warmup_fraction", c.WarmupFraction, "must be in [0, 1)")
 	}
-	if !finite(c.SLO.TTFTS) || c.SLO.TTFTS <= 0 {
-		return bad("slo.ttft_s", c.SLO.TTFTS, "must be a positive number of seconds")
+	if !(c.SLO.TTFTS > 0 && c.SLO.TTFTS <= MaxSLOS) {
+		return bad("slo.ttft_s", c.SLO.TTFTS, "must be in (0, %g] seconds", float64(MaxSLOS))
 	}
-	if !finite(c.SLO.TPOTS) || c.SLO.TPOTS <= 0 {
-		return bad("slo.tpot_s", c.SLO.TPOTS, "must be a positive number of seconds")
+	if !(c.SLO.TPOTS > 0 && c.SLO.TPOTS <= MaxSLOS) {
+		return bad("slo.tpot_s", c.SLO.TPOTS, "must be in (0, %g] seconds", float64(MaxSLOS))
 	}
 	return c.OSD.validate()
 }
@@ -232,8 +239,13 @@ func (c *Config) Validate() error {
 func (c *Config) validateWorkload() error {
 	// The workload package owns the Spec's rules; its field names are
 	// prefixed with "workload.".
+	// The time range first: for a tiny rate it states the real lower
+	// bound (it depends on the number of requests).
+	if err := c.checkTimeRange(); err != nil {
+		return err
+	}
 	if err := c.Workload.Validate(); err != nil {
 		return fmt.Errorf("workload.%w", err)
 	}
-	return c.checkTimeRange()
+	return nil
 }

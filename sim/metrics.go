@@ -5,6 +5,7 @@ import "math"
 // acc accumulates one pool's (or the fleet's) metrics in constant memory.
 type acc struct {
 	arrived, completed, rejected, preemptions int64
+	capRejected                               int64 // rejections for lack of capacity (RejectQueueFull)
 	sloMet                                    int64
 	servedWin                                 int64 // completions (any request) finishing inside the window
 	ttft, tpot, e2e, wait                     sketch
@@ -67,16 +68,25 @@ const (
 )
 
 // overloaded applies the detector to a pool with arrival rate lambda (req/s)
-// over a window of w seconds.
+// over a window of w seconds. Requests rejected for lack of capacity (a full
+// queue) are backlog the pool could not hold: they add capRejected/w to the
+// growth, and a pool that rejects more than overloadMinRelSlope of its
+// arrivals for lack of capacity is overloaded whatever its (bounded) queue
+// does.
 func (a *acc) overloaded(lambda, w float64) (bool, float64) {
 	b, se := a.trend.slope()
-	if a.trend.n < overloadMinSamples || w <= 0 {
+	if w <= 0 {
 		return false, b
 	}
-	flag := b > overloadMinRelSlope*lambda &&
+	shed := float64(a.capRejected) / w
+	flag := a.trend.n >= overloadMinSamples &&
+		b > overloadMinRelSlope*lambda &&
 		b > overloadSigmas*se &&
 		float64(a.backlog) >= overloadFinalShare*b*w
-	return flag, b
+	if float64(a.capRejected) > overloadMinRelSlope*float64(a.arrived) {
+		flag = true
+	}
+	return flag, b + shed
 }
 
 // metrics turns the accumulator into PoolMetrics for a pool of gpus
@@ -97,10 +107,15 @@ func (a *acc) metrics(gpus, slots, capacity int, w float64) PoolMetrics {
 		QueueWait:   a.wait.quantiles(),
 		Backlog:     a.backlog,
 	}
+	// Metrics with no data are NaN (null in JSON, "-" in tables): the
+	// attainment of no completed request, rates without a window.
+	m.SLOAttainment = math.NaN()
 	if a.completed > 0 {
 		m.SLOAttainment = float64(a.sloMet) / float64(a.completed)
 	}
+	m.ThroughputRPS, m.ArrivalRPS, m.SlotUtilization = math.NaN(), math.NaN(), math.NaN()
 	if w > 0 {
+		m.SlotUtilization = 0
 		m.ThroughputRPS = float64(a.servedWin) / w
 		m.ArrivalRPS = float64(a.arrived) / w
 		if capacity > 0 {

@@ -26,7 +26,10 @@ type Record struct {
 	Compressed          bool    `parquet:"compressed" json:"compressed"`
 	Warmup              bool    `parquet:"warmup" json:"warmup"`
 	Rejected            bool    `parquet:"rejected" json:"rejected"`
-	RejectedReason      string  `parquet:"rejected_reason" json:"rejected_reason"`
+	// RejectedReason is one of RejectReasons ("" when served);
+	// RejectedDetail says what exactly (lengths, limits, the pool).
+	RejectedReason string `parquet:"rejected_reason" json:"rejected_reason"`
+	RejectedDetail string `parquet:"rejected_detail" json:"rejected_detail"`
 }
 
 // Sink receives records as requests leave the fleet, in completion order.

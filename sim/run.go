@@ -156,14 +156,20 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 	}
 	f.rt = rt
 	f.loads = make([]router.Load, len(f.rank))
-	if n := cfg.Workload.Requests; n > 0 {
+	// Warm-up is a fraction of the arrivals the source really yields (a
+	// trace may hold fewer rows than Workload.Requests).
+	n := int64(cfg.Workload.Requests)
+	if sz, ok := src.(workload.Sized); ok {
+		n = sz.Len()
+	}
+	if n > 0 {
 		f.nWarm = int64(math.Floor(cfg.WarmupFraction * float64(n)))
 	}
 	// Sampling ticks: every second, or 1/200 of the expected arrival span
 	// when that is shorter, so that short runs still get enough samples.
 	f.tick = 1
-	if cfg.Workload.Rate > 0 && cfg.Workload.Requests > 0 {
-		f.tick = min(1, float64(cfg.Workload.Requests)/cfg.Workload.Rate/200)
+	if cfg.Workload.Rate > 0 && n > 0 {
+		f.tick = min(1, float64(n)/cfg.Workload.Rate/200)
 	}
 	return f, nil
 }
@@ -548,7 +554,7 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 			f.deliverLater(fl, f.rank[next], t+f.cfg.Router.RetryDelayS)
 			return
 		}
-		f.reject(fl, t, fmt.Sprintf("misrouted: %d tokens > max_ctx %d of pool %s", need, p.cfg.MaxContext, p.cfg.Name), false)
+		f.reject(fl, t, RejectMisrouted, fmt.Sprintf("%d tokens > max_ctx %d of pool %s", need, p.cfg.MaxContext, p.cfg.Name), false)
 		return
 	}
 	out, inst, res, done := p.dispatch(&fl.job, engine.Seconds(t), f.done[:0])
@@ -559,21 +565,26 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 		fl.instance = inst
 	case dispQueued:
 	case dispQueueFull:
-		f.reject(fl, t, fmt.Sprintf("queue full: pool %s holds %d waiting requests (queue_limit %d)", p.cfg.Name, p.waiting(), p.cfg.QueueLimit), true)
+		f.reject(fl, t, RejectQueueFull, fmt.Sprintf("pool %s holds %d waiting requests (queue_limit %d)", p.cfg.Name, p.waiting(), p.cfg.QueueLimit), true)
 	case dispEngineReject:
 		fl.instance = inst
-		f.reject(fl, t, res.Reason, true)
+		f.reject(fl, t, engineRejectReason(res.Reason), res.Reason, true)
 	}
 }
 
-// reject emits fl's record as rejected at time t by its pool. counted tells
-// whether the pool's rejection counter still has to be incremented.
-func (f *fleet) reject(fl *flight, t float64, reason string, count bool) {
+// reject emits fl's record as rejected at time t by its pool, with reason
+// one of RejectReasons and its detail. count tells whether the pool's
+// rejection counter still has to be incremented.
+func (f *fleet) reject(fl *flight, t float64, reason, detail string, count bool) {
 	if count && !fl.warmup {
 		fl.pool.m.rejected++
 	}
 	if !fl.warmup {
 		f.fm.rejected++
+		if reason == RejectQueueFull {
+			fl.pool.m.capRejected++
+			f.fm.capRejected++
+		}
 	}
 	if f.osd != nil {
 		f.osdEnd(fl.pool, t, true)
@@ -601,6 +612,7 @@ func (f *fleet) reject(fl *flight, t float64, reason string, count bool) {
 		Warmup:              fl.warmup,
 		Rejected:            true,
 		RejectedReason:      reason,
+		RejectedDetail:      detail,
 	}
 	f.write()
 	f.release(fl)
@@ -620,7 +632,7 @@ func (f *fleet) write() {
 func (f *fleet) finish(res *engine.Result) {
 	fl := f.flights.of(&res.Job)
 	if res.Rejected {
-		f.reject(fl, res.Finished.Seconds(), res.Reason, true)
+		f.reject(fl, res.Finished.Seconds(), engineRejectReason(res.Reason), res.Reason, true)
 		return
 	}
 	p := fl.pool
@@ -704,6 +716,7 @@ func (f *fleet) summary() *Summary {
 		WarmupRequests: min(f.nWarm, f.arrived),
 		WindowStartS:   f.t0,
 		WindowEndS:     f.t1,
+		Percentiles:    Percentiles,
 	}
 	gpus, capacity := 0, 0
 	for _, p := range f.pools {

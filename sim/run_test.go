@@ -205,7 +205,7 @@ func TestConservationAndDeterminism(t *testing.T) {
 				t.Error("no rejection although some requests exceed every pool")
 			}
 			for _, r := range r1 {
-				if r.Rejected && !strings.HasPrefix(r.RejectedReason, "misrouted: ") {
+				if r.Rejected && r.RejectedReason != RejectMisrouted {
 					t.Errorf("unexpected rejection reason %q", r.RejectedReason)
 				}
 			}
@@ -280,7 +280,7 @@ func TestQueueLimit(t *testing.T) {
 		for _, r := range sink.recs {
 			if r.Rejected {
 				n++
-				if !strings.HasPrefix(r.RejectedReason, "queue full") || !math.IsNaN(r.TTFTS) {
+				if r.RejectedReason != RejectQueueFull || !strings.HasPrefix(r.RejectedDetail, "pool p holds 10 waiting") || !math.IsNaN(r.TTFTS) {
 					t.Errorf("%s: rejected record %+v", mode, r)
 				}
 			}
@@ -345,7 +345,7 @@ func TestRetryAtLargerPool(t *testing.T) {
 			}
 		}
 		if delay == 0 {
-			if !r0.Rejected || r0.RejectedReason != "misrouted: 3000 tokens > max_ctx 2048 of pool short" {
+			if !r0.Rejected || r0.RejectedReason != RejectMisrouted || r0.RejectedDetail != "3000 tokens > max_ctx 2048 of pool short" {
 				t.Errorf("no retry: %+v", r0)
 			}
 			if s.Fleet.Rejected != 1 || s.Pools[1].Rejected != 1 {

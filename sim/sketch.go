@@ -80,10 +80,10 @@ func (s *sketch) add(v float64) { s.addIndex(sketchIndex(v)) }
 
 // quantile returns the q-quantile (0 < q <= 1) in the lower empirical sense:
 // the value of rank ceil(q*n) among the n values, within relative error
-// SketchRelativeError. It returns 0 for an empty sketch.
+// SketchRelativeError. It returns NaN for an empty sketch (no data).
 func (s *sketch) quantile(q float64) float64 {
 	if s.n == 0 {
-		return 0
+		return math.NaN()
 	}
 	rank := uint64(math.Ceil(q * float64(s.n)))
 	rank = min(max(rank, 1), s.n)

@@ -35,6 +35,23 @@ type PoolMetrics struct {
 	OSD OSDVerdict `json:"osd,omitzero"`
 }
 
+// PercentileMethod says how the latency quantiles of a summary were
+// computed and how close they are to the exact ones.
+type PercentileMethod struct {
+	// Method names the estimator: "log-linear histogram" (see sketch.go).
+	Method string `json:"method"`
+	// RelativeError bounds |reported − exact| / exact, the exact value
+	// being the order statistic of rank ceil(q·n) (SketchRelativeError).
+	RelativeError float64 `json:"relative_error"`
+	// MinS and MaxS bound the values resolved, s: smaller values count as
+	// 0 (absolute error below MinS), larger ones as about MaxS.
+	MinS float64 `json:"min_s"`
+	MaxS float64 `json:"max_s"`
+}
+
+// Percentiles is the PercentileMethod of every summary.
+var Percentiles = PercentileMethod{Method: "log-linear histogram", RelativeError: SketchRelativeError, MinS: SketchMinS, MaxS: SketchMaxS}
+
 // Summary is the result of a run.
 type Summary struct {
 	Version  string  `json:"version"`
@@ -45,10 +62,12 @@ type Summary struct {
 	WarmupRequests int64 `json:"warmup_requests"`
 	// WindowStartS and WindowEndS bound the measurement window: the first
 	// post-warm-up arrival and the last arrival, s.
-	WindowStartS float64       `json:"window_start_s"`
-	WindowEndS   float64       `json:"window_end_s"`
-	Fleet        PoolMetrics   `json:"fleet"`
-	Pools        []PoolMetrics `json:"pools"`
+	WindowStartS float64 `json:"window_start_s"`
+	WindowEndS   float64 `json:"window_end_s"`
+	// Percentiles describes the quantiles' estimator and error bound.
+	Percentiles PercentileMethod `json:"percentiles"`
+	Fleet       PoolMetrics      `json:"fleet"`
+	Pools       []PoolMetrics    `json:"pools"`
 	// OSDStop is set when an enforce-mode detector stopped the run.
 	OSDStop *OSDStop `json:"osd_stop,omitempty"`
 }

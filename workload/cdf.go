@@ -9,7 +9,6 @@ import (
 	"iter"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
 )
 
@@ -75,7 +74,11 @@ func LoadCDF(nameOrPath string) (*CDF, error) {
 	if nameOrPath == "" {
 		return nil, errors.New(`workload: cdf "": empty name (allowed: azure, lmsys, agent-heavy or a CDF JSON file)`)
 	}
-	data, err := os.ReadFile(nameOrPath)
+	data, err := ReadFileLimit(nameOrPath, MaxCDFBytes)
+	var le *LimitError
+	if errors.As(err, &le) {
+		return nil, fmt.Errorf("workload: cdf: %w", le)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("workload: cdf %q: not a built-in (azure, lmsys, agent-heavy) and not a readable file: %v", nameOrPath, err)
 	}

@@ -1,11 +1,12 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -35,13 +36,14 @@ const MaxTraceSpanS = 4e6
 // JSONL file or a generic CSV/JSONL trace (see TraceGeneric; format from
 // spec.TraceFormat, else the extension: .csv azure, .jsonl mooncake). A
 // generic trace's category, bytes and max_output_tokens, when given, replace
-// the drawn or default values. NewSource first reads the rows it will use (the first
-// spec.Requests) to check them all, so a bad row fails here, before a run
-// starts; the Source then reads the file again, incrementally. Arrival times
+// the drawn or default values. NewSource reads the rows it will use (the
+// first spec.Requests) once, checking them all, so a bad row fails here,
+// before a run starts; the trace may be standard input ("-") or a FIFO. Arrival times
 // are the rows' timestamps minus the first row's; with spec.Rate > 0 they are
 // scaled by (n/span)/Rate, where n is the number of rows used and span the
 // time from the first to the last, so the replay's mean rate n/span becomes
-// Rate. A trace with fewer rows than spec.Requests simply ends early. The
+// Rate. A trace with fewer rows than spec.Requests ends early; the Source's Len
+// says how many it replays. The
 // rows must be sorted by time.
 //
 // In both modes: IDs are 0..n-1 in arrival order; the category is drawn from
@@ -153,35 +155,60 @@ func (s *cdfSource) Next(r *Request) bool {
 
 func (s *cdfSource) Err() error { return nil }
 
-// traceSource replays a trace file.
+// Len is the number of requests the source yields (Spec.Requests).
+func (s *cdfSource) Len() int64 { return s.limit }
+
+// traceSource replays a trace, read once (NewSource) into compact rows.
 type traceSource struct {
 	path, format string
-	f            *os.File
-	rd           TraceReader
+	rows         []traceRec
 	t0, scale    float64
-	prev         float64 // previous row's raw time, seconds
 	mix          *categoryMix
-	next, limit  int64
-	err          error
+	next         int
 }
 
-// openTrace opens path and returns a reader of its format.
-func openTrace(path, format string) (*os.File, TraceReader, error) {
-	f, err := os.Open(path)
+// traceRec is a trace row as kept in memory (32 bytes).
+type traceRec struct {
+	time                   float64 // raw time, s
+	in, out, maxOut, bytes int32   // tokens; maxOut and bytes 0 when absent
+	cat                    Category
+	hasCat                 bool
+}
+
+// traceReader returns a reader of format on r.
+func traceReader(path, format string, r io.Reader) TraceReader {
+	switch {
+	case format == TraceMooncake:
+		return NewMooncakeReader(path, r)
+	case format == TraceGeneric && strings.EqualFold(filepath.Ext(path), ".csv"):
+		return NewGenericCSVReader(path, r)
+	case format == TraceGeneric:
+		return NewGenericJSONLReader(path, r)
+	}
+	return NewAzureReader(path, r)
+}
+
+// openTrace opens the trace path (StdinName: standard input) and returns a
+// reader of its format, reading through the input limits
+// (MaxTraceLineBytes for CSV lines, maxJSONLLine for JSONL lines,
+// MaxTraceBytes in all).
+func openTrace(path, format string) (io.Closer, TraceReader, error) {
+	f, err := openInput(path)
 	if err != nil {
 		return nil, nil, traceErr(path, 0, "", "", "cannot open: %v", err)
 	}
-	switch {
-	case format == TraceMooncake:
-		return f, NewMooncakeReader(path, f), nil
-	case format == TraceGeneric && strings.EqualFold(filepath.Ext(path), ".csv"):
-		return f, NewGenericCSVReader(path, f), nil
-	case format == TraceGeneric:
-		return f, NewGenericJSONLReader(path, f), nil
+	maxLine := int64(MaxTraceLineBytes)
+	if format != TraceAzure && !(format == TraceGeneric && strings.EqualFold(filepath.Ext(path), ".csv")) {
+		maxLine = 0 // JSONL: the scanner's own limit, maxJSONLLine
 	}
-	return f, NewAzureReader(path, f), nil
+	return f, traceReader(path, format, newLimitReader(f, path, maxLine, MaxTraceBytes)), nil
 }
 
+// newTraceSource reads the rows the run uses (the first s.Requests) in one
+// pass, checking each, so a bad row fails here, before a run starts; the
+// file is never opened twice, so standard input (StdinName, /dev/stdin) and
+// FIFOs work. Memory is 32 bytes per row used; the file is read as a stream
+// with a line-length and a size limit (MaxTraceLineBytes, MaxTraceBytes).
 func newTraceSource(s Spec, seed uint64) (*traceSource, error) {
 	format, err := traceFormat(s.Trace, s.TraceFormat)
 	if err != nil {
@@ -191,33 +218,36 @@ func newTraceSource(s Spec, seed uint64) (*traceSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Pass 1: check every row used and measure n and the time span.
 	f, rd, err := openTrace(s.Trace, format)
 	if err != nil {
 		return nil, err
 	}
-	var n int64
+	defer f.Close()
+	src := &traceSource{path: s.Trace, format: format, mix: mix}
 	var first, last float64
-	for n < int64(s.Requests) {
+	for len(src.rows) < s.Requests {
 		row, err := rd.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			f.Close()
+			var le *LimitError
+			if errors.As(err, &le) {
+				return nil, fmt.Errorf("workload: trace: %w", le)
+			}
 			return nil, err
 		}
-		if n == 0 {
+		if len(src.rows) == 0 {
 			first, last = row.Time, row.Time
 		}
 		if err := checkOrder(s.Trace, format, row, last); err != nil {
-			f.Close()
 			return nil, err
 		}
 		last = row.Time
-		n++
+		src.rows = append(src.rows, traceRec{time: row.Time, in: int32(row.Input), out: int32(row.Output),
+			maxOut: int32(row.MaxOutput), bytes: int32(row.Bytes), cat: row.Category, hasCat: row.HasCategory})
 	}
-	f.Close()
+	n := len(src.rows)
 	if n == 0 {
 		return nil, traceErr(s.Trace, 0, "", "", "has no rows")
 	}
@@ -232,55 +262,36 @@ func newTraceSource(s Spec, seed uint64) (*traceSource, error) {
 	if span := (last - first) * scale; span > MaxTraceSpanS {
 		return nil, traceErr(s.Trace, 0, "", "", "its timestamps span %g s (after rescaling): at most %g s; check the timestamps' unit", span, float64(MaxTraceSpanS))
 	}
-	// Pass 2 is the Source itself.
-	f, rd, err = openTrace(s.Trace, format)
-	if err != nil {
-		return nil, err
-	}
-	return &traceSource{
-		path: s.Trace, format: format, f: f, rd: rd,
-		t0: first, scale: scale, prev: first,
-		mix: mix, limit: n,
-	}, nil
+	src.t0, src.scale = first, scale
+	src.rows = slices.Clip(src.rows)
+	return src, nil
 }
 
 func (s *traceSource) Next(r *Request) bool {
-	if s.err != nil || s.next >= s.limit {
-		s.Close()
+	if s.next >= len(s.rows) {
 		return false
 	}
-	row, err := s.rd.Next()
-	if err == nil {
-		err = checkOrder(s.path, s.format, row, s.prev)
-	}
-	if err != nil {
-		if err == io.EOF { // the file shrank since NewSource read it
-			err = traceErr(s.path, 0, "", "", "ended after %d rows, %d expected (file changed during the run?)", s.next, s.limit)
-		}
-		s.err = err
-		s.Close()
-		return false
-	}
-	s.prev = row.Time
+	row := &s.rows[s.next]
+	in := int(row.in)
 	var cat Category
 	var b int
-	if row.HasCategory {
-		cat, b = row.Category, s.mix.bytes(row.Category, row.Input)
+	if row.hasCat {
+		cat, b = row.cat, s.mix.bytes(row.cat, in)
 	} else {
-		cat, b = s.mix.draw(row.Input)
+		cat, b = s.mix.draw(in)
 	}
-	if row.Bytes > 0 {
-		b = row.Bytes
+	if row.bytes > 0 {
+		b = int(row.bytes)
 	}
-	maxOut := row.Output
-	if row.MaxOutput > 0 {
-		maxOut = row.MaxOutput
+	maxOut := int(row.out)
+	if row.maxOut > 0 {
+		maxOut = int(row.maxOut)
 	}
 	*r = Request{
-		ID:              s.next,
-		Arrival:         (row.Time - s.t0) * s.scale,
-		InputTokens:     row.Input,
-		OutputTokens:    row.Output,
+		ID:              int64(s.next),
+		Arrival:         (row.time - s.t0) * s.scale,
+		InputTokens:     in,
+		OutputTokens:    int(row.out),
 		MaxOutputTokens: maxOut,
 		Bytes:           b,
 		Category:        cat,
@@ -289,20 +300,13 @@ func (s *traceSource) Next(r *Request) bool {
 	return true
 }
 
-func (s *traceSource) Err() error { return s.err }
+func (s *traceSource) Err() error { return nil }
 
-// Close closes the trace file; Next closes it by itself at the end of the
-// trace or on an error. Close is idempotent.
-func (s *traceSource) Close() error {
-	if s.f == nil {
-		return nil
-	}
-	err := s.f.Close()
-	s.f = nil
-	return err
-}
+// Len is the number of requests the trace replays: its rows, at most
+// Spec.Requests.
+func (s *traceSource) Len() int64 { return int64(len(s.rows)) }
 
 // String describes the source, for logs.
 func (s *traceSource) String() string {
-	return fmt.Sprintf("trace %s (%s, %d rows, time scale %g)", s.path, s.format, s.limit, s.scale)
+	return fmt.Sprintf("trace %s (%s, %d rows, time scale %g)", s.path, s.format, len(s.rows), s.scale)
 }

@@ -276,7 +276,7 @@ func TestNewCDFSourceRestricted(t *testing.T) {
 }
 
 func TestSourceNoAllocs(t *testing.T) {
-	src := mustSource(t, Spec{CDF: "agent-heavy", Rate: 100, Requests: 1 << 30, Arrival: "bursty", Split: "normal",
+	src := mustSource(t, Spec{CDF: "agent-heavy", Rate: 100, Requests: MaxRequests / 100, Arrival: "bursty", Split: "normal",
 		Categories: map[string]float64{"prose": 0.5, "code": 0.5}}, 1)
 	var r Request
 	if a := testing.AllocsPerRun(10000, func() { src.Next(&r) }); a != 0 {
@@ -286,7 +286,7 @@ func TestSourceNoAllocs(t *testing.T) {
 
 func TestAzureTraceReplay(t *testing.T) {
 	path := filepath.Join("testdata", "AzureLLMInferenceTrace_conv.csv")
-	reqs := drain(t, mustSource(t, Spec{Trace: path, Requests: 1 << 30}, 1))
+	reqs := drain(t, mustSource(t, Spec{Trace: path, Requests: MaxRequests}, 1))
 	// SOURCES.md: 19,366 rows from 18:15:46.68 to 19:14:08.40.
 	if len(reqs) != 19366 {
 		t.Fatalf("%d rows, want 19366", len(reqs))
@@ -388,22 +388,22 @@ func TestSpecValidate(t *testing.T) {
 	}{
 		{Spec{Rate: 1, Requests: 1}, `cdf = "": a workload needs a CDF (azure, lmsys, agent-heavy or a CDF JSON file) or a trace file`},
 		{with(ok, func(s *Spec) { s.Trace = "t.csv" }), `trace = "t.csv": give either a CDF (cdf = "azure") or a trace, not both`},
-		{with(ok, func(s *Spec) { s.Rate = -1 }), `rate = -1: must be a finite number > 0 requests/s`},
-		{with(ok, func(s *Spec) { s.Rate = 0 }), `rate = 0: must be a finite number > 0 requests/s`},
-		{with(ok, func(s *Spec) { s.Rate = math.NaN() }), `rate = NaN: must be a finite number > 0 requests/s`},
-		{with(tr, func(s *Spec) { s.Rate = -2 }), `rate = -2: must be a finite number >= 0 requests/s (0 replays the trace at its own rate)`},
-		{with(ok, func(s *Spec) { s.Requests = 0 }), `requests = 0: must be at least 1`},
-		{with(tr, func(s *Spec) { s.Requests = -1 }), `requests = -1: must be at least 1`},
+		{with(ok, func(s *Spec) { s.Rate = -1 }), `rate = -1: must be in [1e-06, 1e+09] requests/s`},
+		{with(ok, func(s *Spec) { s.Rate = 0 }), `rate = 0: must be in [1e-06, 1e+09] requests/s`},
+		{with(ok, func(s *Spec) { s.Rate = math.NaN() }), `rate = NaN: must be in [1e-06, 1e+09] requests/s`},
+		{with(tr, func(s *Spec) { s.Rate = -2 }), `rate = -2: must be 0 (the trace's own rate) or in [1e-06, 1e+09] requests/s`},
+		{with(ok, func(s *Spec) { s.Requests = 0 }), `requests = 0: must be in [1, 1000000000]`},
+		{with(tr, func(s *Spec) { s.Requests = -1 }), `requests = -1: must be in [1, 1000000000]`},
 		{with(ok, func(s *Spec) { s.Arrival = "uniform" }), `arrival = "uniform": allowed: poisson, bursty (or trace with a trace file)`},
 		{with(ok, func(s *Spec) { s.Arrival = "trace" }), `arrival = "trace": needs a trace file (allowed with a CDF: poisson, bursty)`},
 		{with(tr, func(s *Spec) { s.Arrival = "bursty" }), `arrival = "bursty": a trace replays its own timestamps (allowed with a trace: trace, or empty)`},
-		{with(ok, func(s *Spec) { s.BurstRatio = 0.5 }), `burst_ratio = 0.5: must be >= 1 (high-state rate / low-state rate; 0 = default 4)`},
-		{with(ok, func(s *Spec) { s.BurstMeanS = -1 }), `burst_mean_s = -1: must be a finite number of seconds > 0 (0 = default 5)`},
-		{with(ok, func(s *Spec) { s.CalmMeanS = math.Inf(1) }), `calm_mean_s = +Inf: must be a finite number of seconds > 0 (0 = default 20)`},
+		{with(ok, func(s *Spec) { s.BurstRatio = 0.5 }), `burst_ratio = 0.5: must be in [1, 1000] (high-state rate / low-state rate; 0 = default 4)`},
+		{with(ok, func(s *Spec) { s.BurstMeanS = -1 }), `burst_mean_s = -1: must be in (0, 1e+06] seconds (0 = default 5)`},
+		{with(ok, func(s *Spec) { s.CalmMeanS = math.Inf(1) }), `calm_mean_s = +Inf: must be in (0, 1e+06] seconds (0 = default 20)`},
 		{with(ok, func(s *Spec) { s.Split = "half" }), `split = "half": allowed: fixed, normal`},
 		{with(ok, func(s *Spec) { s.InputFraction = 1 }), `input_fraction = 1: must be in (0, 1) (0 = default 0.8)`},
 		{with(ok, func(s *Spec) { s.OutputMu = -0.1 }), `output_mu = -0.1: must be in (0, 1) (0 = default 0.1)`},
-		{with(ok, func(s *Spec) { s.OutputSigma = -1 }), `output_sigma = -1: must be a finite number > 0 (0 = default 0.05)`},
+		{with(ok, func(s *Spec) { s.OutputSigma = -1 }), `output_sigma = -1: must be in (0, 1] (0 = default 0.05)`},
 		{with(ok, func(s *Spec) { s.TraceFormat = "azure" }), `trace_format = "azure": applies only to a trace (trace is empty)`},
 		{with(tr, func(s *Spec) { s.TraceFormat = "parquet" }), `trace_format = "parquet": allowed: azure, mooncake, generic (or empty: by file extension)`},
 		{with(tr, func(s *Spec) { s.Trace = "t.txt" }), `trace = "t.txt": cannot tell the trace format from the extension (want .csv for azure, .jsonl for mooncake, or set trace_format)`},
@@ -436,14 +436,25 @@ func TestSpecValidate(t *testing.T) {
 }
 
 func TestWithDefaults(t *testing.T) {
+	// Only the parameters of the selected models are spelled out, so the
+	// result validates again (a parameter that does not apply is an error).
 	d := Spec{CDF: "azure", Rate: 1, Requests: 1}.WithDefaults()
-	if d.Arrival != "poisson" || d.Split != "fixed" || d.InputFraction != 0.8 || d.OutputMu != 0.1 || d.OutputSigma != 0.05 ||
-		d.BurstRatio != 4 || d.BurstMeanS != 5 || d.CalmMeanS != 20 || d.Categories["prose"] != 1 || d.TraceFormat != "" {
+	if d.Arrival != "poisson" || d.Split != "fixed" || d.InputFraction != 0.8 || d.OutputMu != 0 || d.OutputSigma != 0 ||
+		d.BurstRatio != 0 || d.BurstMeanS != 0 || d.CalmMeanS != 0 || d.Categories["prose"] != 1 || d.TraceFormat != "" {
 		t.Errorf("defaults %+v", d)
 	}
+	b := Spec{CDF: "azure", Rate: 1, Requests: 1, Arrival: "bursty", Split: "normal"}.WithDefaults()
+	if b.BurstRatio != 4 || b.BurstMeanS != 5 || b.CalmMeanS != 20 || b.InputFraction != 0 || b.OutputMu != 0.1 || b.OutputSigma != 0.05 {
+		t.Errorf("bursty, normal split defaults %+v", b)
+	}
 	tr := Spec{Trace: "x.jsonl", Requests: 1}.WithDefaults()
-	if tr.Arrival != "trace" || tr.TraceFormat != "mooncake" {
+	if tr.Arrival != "trace" || tr.TraceFormat != "mooncake" || tr.Split != "" || tr.InputFraction != 0 {
 		t.Errorf("trace defaults %+v", tr)
+	}
+	for _, s := range []Spec{d, b, tr} {
+		if err := s.Validate(); err != nil {
+			t.Errorf("WithDefaults result does not validate: %v", err)
+		}
 	}
 }
 

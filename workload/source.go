@@ -10,3 +10,9 @@ type Source interface {
 	Next(r *Request) bool
 	Err() error
 }
+
+// Sized is a Source that knows how many requests it yields in all (every
+// Source of NewSource is one). The simulator decides its warm-up from it.
+type Sized interface {
+	Len() int64
+}

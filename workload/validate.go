@@ -30,6 +30,22 @@ func fieldErr(field string, value any, allowed string, args ...any) error {
 
 func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
+// Ranges of a Spec's numbers (docs/cli.md, "Numeric ranges").
+const (
+	// MinRate is the lowest arrival rate, requests/s (one request every
+	// 11.6 days). A simulated CDF workload needs more: its arrivals must
+	// fit the simulator's time range (sim.MinRate).
+	MinRate = 1e-6
+	// MaxRate is the highest arrival rate, requests/s (the planner's bound).
+	MaxRate = 1e9
+	// MaxRequests bounds the requests of a run.
+	MaxRequests = 1_000_000_000
+	// MaxBurstRatio bounds burst_ratio (high-state / low-state rate).
+	MaxBurstRatio = 1000
+	// MaxSojournS bounds burst_mean_s and calm_mean_s, seconds.
+	MaxSojournS = 1e6
+)
+
 // Arrival, split and trace-format names of a Spec.
 const (
 	ArrivalPoisson = "poisson" // Poisson arrivals at Rate (the default)
@@ -64,8 +80,11 @@ const (
 //   - categories has known names (prose, code, cjk, rag, mixed) and shares in
 //     [0, 1] summing to 1 within 1e-9.
 //
-// Parameters of a model that is not selected (input_fraction with the normal
-// split, burst parameters with Poisson arrivals) are ignored.
+// Parameters of a model that is not selected are errors, as unknown keys
+// are: burst_ratio, burst_mean_s and calm_mean_s apply only to arrival
+// bursty; split, input_fraction, output_mu and output_sigma only to a CDF;
+// input_fraction only to split fixed; output_mu and output_sigma only to
+// split normal.
 func (s Spec) Validate() error {
 	switch {
 	case s.CDF == "" && s.Trace == "":
@@ -74,14 +93,14 @@ func (s Spec) Validate() error {
 		return fieldErr("trace", s.Trace, "give either a CDF (cdf = %q) or a trace, not both", s.CDF)
 	}
 	trace := s.Trace != ""
-	if !isFinite(s.Rate) || s.Rate < 0 || (s.Rate == 0 && !trace) {
-		if trace {
-			return fieldErr("rate", s.Rate, "must be a finite number >= 0 requests/s (0 replays the trace at its own rate)")
-		}
-		return fieldErr("rate", s.Rate, "must be a finite number > 0 requests/s")
+	if s.Requests < 1 || s.Requests > MaxRequests {
+		return fieldErr("requests", s.Requests, "must be in [1, %d]", MaxRequests)
 	}
-	if s.Requests < 1 {
-		return fieldErr("requests", s.Requests, "must be at least 1")
+	if !isFinite(s.Rate) || s.Rate < 0 || (s.Rate == 0 && !trace) || s.Rate > MaxRate {
+		if trace {
+			return fieldErr("rate", s.Rate, "must be 0 (the trace's own rate) or in [%g, %g] requests/s", MinRate, MaxRate)
+		}
+		return fieldErr("rate", s.Rate, "must be in [%g, %g] requests/s", MinRate, MaxRate)
 	}
 	switch s.Arrival {
 	case "", ArrivalPoisson:
@@ -96,14 +115,14 @@ func (s Spec) Validate() error {
 	default:
 		return fieldErr("arrival", s.Arrival, "allowed: poisson, bursty (or trace with a trace file)")
 	}
-	if !isFinite(s.BurstRatio) || (s.BurstRatio != 0 && s.BurstRatio < 1) {
-		return fieldErr("burst_ratio", s.BurstRatio, "must be >= 1 (high-state rate / low-state rate; 0 = default %g)", DefaultBurstRatio)
+	if !isFinite(s.BurstRatio) || (s.BurstRatio != 0 && s.BurstRatio < 1) || s.BurstRatio > MaxBurstRatio {
+		return fieldErr("burst_ratio", s.BurstRatio, "must be in [1, %g] (high-state rate / low-state rate; 0 = default %g)", float64(MaxBurstRatio), DefaultBurstRatio)
 	}
-	if !isFinite(s.BurstMeanS) || s.BurstMeanS < 0 {
-		return fieldErr("burst_mean_s", s.BurstMeanS, "must be a finite number of seconds > 0 (0 = default %g)", DefaultBurstMeanS)
+	if !isFinite(s.BurstMeanS) || s.BurstMeanS < 0 || s.BurstMeanS > MaxSojournS {
+		return fieldErr("burst_mean_s", s.BurstMeanS, "must be in (0, %g] seconds (0 = default %g)", float64(MaxSojournS), DefaultBurstMeanS)
 	}
-	if !isFinite(s.CalmMeanS) || s.CalmMeanS < 0 {
-		return fieldErr("calm_mean_s", s.CalmMeanS, "must be a finite number of seconds > 0 (0 = default %g)", DefaultCalmMeanS)
+	if !isFinite(s.CalmMeanS) || s.CalmMeanS < 0 || s.CalmMeanS > MaxSojournS {
+		return fieldErr("calm_mean_s", s.CalmMeanS, "must be in (0, %g] seconds (0 = default %g)", float64(MaxSojournS), DefaultCalmMeanS)
 	}
 	switch s.Split {
 	case "", SplitFixedName, SplitNormalName:
@@ -116,8 +135,11 @@ func (s Spec) Validate() error {
 	if !isFinite(s.OutputMu) || s.OutputMu < 0 || s.OutputMu >= 1 {
 		return fieldErr("output_mu", s.OutputMu, "must be in (0, 1) (0 = default %g)", DefaultOutputMu)
 	}
-	if !isFinite(s.OutputSigma) || s.OutputSigma < 0 {
-		return fieldErr("output_sigma", s.OutputSigma, "must be a finite number > 0 (0 = default %g)", DefaultOutputSigma)
+	if !isFinite(s.OutputSigma) || s.OutputSigma < 0 || s.OutputSigma > 1 {
+		return fieldErr("output_sigma", s.OutputSigma, "must be in (0, 1] (0 = default %g)", DefaultOutputSigma)
+	}
+	if err := s.checkApplies(); err != nil {
+		return err
 	}
 	if trace {
 		if _, err := traceFormat(s.Trace, s.TraceFormat); err != nil {
@@ -132,39 +154,48 @@ func (s Spec) Validate() error {
 	return nil
 }
 
-// WithDefaults returns s with every empty or zero optional field set to its
-// default: arrival poisson (trace with a trace file), burst ratio 4, burst and
-// calm mean sojourns 5 s and 20 s, split fixed, input fraction 0.8, output
-// mu 0.10 and sigma 0.05 (the token-budget paper's Azure values), trace
-// format by file extension, categories {prose: 1}. The result is what a run
-// summary should record.
+// WithDefaults returns s with every empty or zero optional field of the
+// selected models set to its default: arrival poisson (trace with a trace
+// file); with bursty arrivals burst ratio 4, burst and calm mean sojourns 5
+// s and 20 s; with a CDF split fixed and input fraction 0.8, or with split
+// normal output mu 0.10 and sigma 0.05 (the token-budget paper's Azure
+// values); trace format by file extension; categories {prose: 1}.
+// Parameters of models not selected stay zero, so the result validates
+// again. It is what a run summary records.
 func (s Spec) WithDefaults() Spec {
+	trace := s.Trace != ""
 	if s.Arrival == "" {
 		s.Arrival = ArrivalPoisson
-		if s.Trace != "" {
+		if trace {
 			s.Arrival = ArrivalTrace
 		}
 	}
-	if s.BurstRatio == 0 {
-		s.BurstRatio = DefaultBurstRatio
+	if s.Arrival == ArrivalBursty {
+		if s.BurstRatio == 0 {
+			s.BurstRatio = DefaultBurstRatio
+		}
+		if s.BurstMeanS == 0 {
+			s.BurstMeanS = DefaultBurstMeanS
+		}
+		if s.CalmMeanS == 0 {
+			s.CalmMeanS = DefaultCalmMeanS
+		}
 	}
-	if s.BurstMeanS == 0 {
-		s.BurstMeanS = DefaultBurstMeanS
-	}
-	if s.CalmMeanS == 0 {
-		s.CalmMeanS = DefaultCalmMeanS
-	}
-	if s.Split == "" {
+	if s.Split == "" && !trace {
 		s.Split = SplitFixedName
 	}
-	if s.InputFraction == 0 {
-		s.InputFraction = DefaultInputFraction
-	}
-	if s.OutputMu == 0 {
-		s.OutputMu = DefaultOutputMu
-	}
-	if s.OutputSigma == 0 {
-		s.OutputSigma = DefaultOutputSigma
+	switch s.Split {
+	case SplitFixedName:
+		if s.InputFraction == 0 {
+			s.InputFraction = DefaultInputFraction
+		}
+	case SplitNormalName:
+		if s.OutputMu == 0 {
+			s.OutputMu = DefaultOutputMu
+		}
+		if s.OutputSigma == 0 {
+			s.OutputSigma = DefaultOutputSigma
+		}
 	}
 	if s.Trace != "" && s.TraceFormat == "" {
 		if f, err := traceFormat(s.Trace, ""); err == nil {
@@ -206,4 +237,54 @@ func traceFormat(path, format string) (string, error) {
 		return TraceMooncake, nil
 	}
 	return "", fieldErr("trace", path, "cannot tell the trace format from the extension (want .csv for azure, .jsonl for mooncake, or set trace_format)")
+}
+
+// checkApplies reports a parameter set for a model s does not select.
+func (s Spec) checkApplies() error {
+	trace := s.Trace != ""
+	if s.Arrival != ArrivalBursty {
+		arrival := s.Arrival
+		if arrival == "" {
+			arrival = ArrivalPoisson
+			if trace {
+				arrival = ArrivalTrace
+			}
+		}
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"burst_ratio", s.BurstRatio}, {"burst_mean_s", s.BurstMeanS}, {"calm_mean_s", s.CalmMeanS}} {
+			if f.v != 0 {
+				return fieldErr(f.name, f.v, "applies only to arrival bursty (arrival is %s)", arrival)
+			}
+		}
+	}
+	if trace {
+		if s.Split != "" {
+			return fieldErr("split", s.Split, "applies only to a CDF workload (a trace gives each request's input and output lengths)")
+		}
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"input_fraction", s.InputFraction}, {"output_mu", s.OutputMu}, {"output_sigma", s.OutputSigma}} {
+			if f.v != 0 {
+				return fieldErr(f.name, f.v, "applies only to a CDF workload (a trace gives each request's input and output lengths)")
+			}
+		}
+		return nil
+	}
+	if s.Split == SplitNormalName && s.InputFraction != 0 {
+		return fieldErr("input_fraction", s.InputFraction, "applies only to split fixed (split is normal)")
+	}
+	if s.Split != SplitNormalName {
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"output_mu", s.OutputMu}, {"output_sigma", s.OutputSigma}} {
+			if f.v != 0 {
+				return fieldErr(f.name, f.v, "applies only to split normal (split is fixed)")
+			}
+		}
+	}
+	return nil
 }

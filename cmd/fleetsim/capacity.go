@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -293,9 +292,7 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 	}
 	return writeOut(f.out, stdout, func(w io.Writer) error {
 		if f.format == "json" {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(rep)
+			return writeJSON(w, rep)
 		}
 		return writeCapacityTable(w, rep)
 	})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"io"
 	"strings"
 
@@ -61,9 +60,7 @@ func runPlanCompat(fs *pflag.FlagSet, compat string, a compatArgs, write func(do
 // else the table.
 func writeDoc(w io.Writer, format string, doc any, table func(io.Writer) error) error {
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
+		return writeJSON(w, doc)
 	}
 	return table(w)
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/fleetsim/fleetsim/router/compress"
@@ -74,15 +72,9 @@ func runCompress(args []string, stdout, stderr io.Writer) error {
 		return badInput("want exactly one FILE argument, got %d (run 'fleetsim compress --help')", fs.NArg())
 	}
 	name := fs.Arg(0)
-	var data []byte
-	var err error
-	if name == "-" {
-		data, err = io.ReadAll(os.Stdin)
-	} else {
-		data, err = os.ReadFile(name)
-	}
+	data, err := readInput("FILE", name, maxPromptBytes)
 	if err != nil {
-		return badInput("FILE %q: %v", name, err)
+		return badInput("%s", err)
 	}
 	text := string(data)
 	var c compress.Compressor
@@ -114,7 +106,5 @@ func runCompress(args []string, stdout, stderr io.Writer) error {
 	if res.OriginalTokens > 0 {
 		rep.Reduction = 1 - float64(res.Tokens)/float64(res.OriginalTokens)
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return writeJSON(stdout, rep)
 }

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fleetsim/fleetsim/experiments"
+	"github.com/fleetsim/fleetsim/sim"
 	"github.com/spf13/pflag"
 )
 
@@ -91,7 +92,9 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	if *compat != "" && *compat != experiments.CompatPapers {
 		return badInput("--compat %q: allowed: papers (or leave it out)", *compat)
 	}
-	opts := experiments.Options{Requests: *requests, Seed: *seed, Compat: *compat, Timing: *timing}
+	intr := catchSignals()
+	defer intr.release()
+	opts := experiments.Options{Requests: *requests, Seed: *seed, Compat: *compat, Timing: *timing, Stop: intr.stopped}
 	if isTerminal(stderr) {
 		opts.Progress = func(msg string) { fmt.Fprintln(stderr, msg) }
 	}
@@ -103,6 +106,9 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	var tables []experiments.Table
 	for _, e := range list {
 		t, err := e.Run(opts)
+		if errors.Is(err, sim.ErrStopped) || intr.stopped() {
+			return intr.err(fmt.Sprintf("experiment %s stopped, nothing printed", e.Name))
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Name, err)
 		}

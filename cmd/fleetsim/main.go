@@ -14,6 +14,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/fleetsim/fleetsim/sim/export"
 )
 
 // command is one subcommand: it parses args and writes its results to
@@ -47,13 +49,26 @@ func main() {
 
 // run executes the command line and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	name := "simulate"
+	name, named := "simulate", false
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		name, args = args[0], args[1:]
+		name, args, named = args[0], args[1:], true
 	}
-	if name == "help" {
+	switch {
+	case !named && len(args) > 0 && (args[0] == "--help" || args[0] == "-h"):
+		// `fleetsim --help`: the commands (simulate's flags are under
+		// `fleetsim simulate --help`).
 		usage(stdout)
 		return 0
+	case name == "help" && len(args) == 0:
+		usage(stdout)
+		return 0
+	case name == "help":
+		// `fleetsim help CMD` is `fleetsim CMD --help`.
+		if _, ok := commands[args[0]]; !ok {
+			fmt.Fprintf(stderr, "fleetsim help: unknown command %q (run 'fleetsim help')\n", args[0])
+			return 2
+		}
+		return run([]string{args[0], "--help"}, stdout, stderr)
 	}
 	cmd, ok := commands[name]
 	if !ok {
@@ -62,11 +77,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	err := cmd.run(args, stdout, stderr)
 	var in *inputError
+	var nr *export.NotRegularError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &in):
 		fmt.Fprintf(stderr, "fleetsim %s: %s\n", name, in.msg)
+		return 2
+	case errors.As(err, &nr): // an output path that changed during the run
+		fmt.Fprintf(stderr, "fleetsim %s: %s\n", name, oneLine(nr))
 		return 2
 	default:
 		fmt.Fprintf(stderr, "fleetsim %s: %v\n", name, err)
@@ -86,5 +105,6 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'fleetsim COMMAND --help' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'fleetsim help COMMAND' (or 'fleetsim COMMAND --help') for a command's flags;")
+	fmt.Fprintln(w, "'fleetsim version' prints the version. docs/cli.md describes every command.")
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -158,9 +157,7 @@ func runOptimize(args []string, stdout, stderr io.Writer) error {
 }
 
 func encodeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return writeJSON(w, v)
 }
 
 // loadVariants reads and checks a variants file, loading the profile files

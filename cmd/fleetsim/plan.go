@@ -2,13 +2,13 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,12 +96,12 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
 	fs.SortFlags = false
 	wl := fs.String("workload", "azure", "token-length CDF: azure, lmsys, agent-heavy or a CDF JSON `FILE`")
-	rate := fs.Float64("rate", 1000, fmt.Sprintf("fleet arrival rate λ, requests/s, in (0, %g]", fleetopt.MaxRate))
+	rate := fs.Float64("rate", 1000, fmt.Sprintf("fleet arrival rate λ, requests/s, in [%g, %g]", minRate, maxRate))
 	sloS := fs.String("slo-ttft-p99", "0", "P99 TTFT target (500ms, 0.5s, or seconds); 0 = none: size by --rho-max only")
 	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): "+strings.Join(catalog.GPUNames(), ", "))
 	gpuLong := fs.String("gpu-long", "", "GPU profile of the long and homogeneous pools (default: --gpu)")
-	bShort := fs.Int("b-short", 0, "short-pool boundary and max context B_short, tokens (needed by pr, retrofit)")
-	gamma := fs.Float64("gamma", 1.5, "C&R bandwidth γ of retrofit (>= 1); the borderline band is (B, γB]")
+	bShort := fs.Int("b-short", 0, "short-pool boundary and max context B_short, tokens, of pr and retrofit (default: the B FleetOpt's sweep picks, noted on stderr)")
+	gamma := fs.Float64("gamma", 1.5, fmt.Sprintf("C&R bandwidth γ of retrofit, in [1, %d]; the borderline band is (B, γB]", maxGamma))
 	pc := fs.Float64("p-c", fleetopt.DefaultPC, "compressibility p_c: share of borderline requests C&R compresses, in [0, 1]")
 	rhoMax := fs.Float64("rho-max", queueing.DefaultRhoMax, "utilization cap ρ_max, in (0, 1)")
 	calib := fs.String("calibration", fleetopt.CalibExact, "service-time calibration: exact, montecarlo (3,000 samples stratified in u: near-exact) or montecarlo-iid (3,000 independent samples, as the papers did)")
@@ -117,7 +117,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	slotRule := fs.String("slot-rule", catalog.SlotRuleScaled, "slots per GPU: scaled (batch limit × 8192/ctx, FleetOpt) or capped (the token-budget paper's N_seq = min(128, KV blocks/⌈ctx/16⌉))")
 	compat := fs.String("compat", "", "papers: size as the papers' simulator did (Python random.Random(42) Monte Carlo, its CDF walk, c_slo rule, TTFT = P99 wait + mean prefill; B fixed; docs/planner.md §9)")
 	format := fs.String("format", "table", "output: table or json")
-	out := fs.StringP("out", "o", "", "write the output to `FILE` (atomically) instead of stdout")
+	out := fs.StringP("out", "o", "", "write the output to `FILE` (atomically; it may only replace a regular file) instead of stdout; - is stdout")
 	memory := fs.Bool("memory", false, "print the KV memory table of --model instead of a plan (token-budget eq. 1–2)")
 	modelName := fs.String("model", "qwen3-235b-a22b", "--memory: model ("+strings.Join(catalog.ModelNames(), ", ")+" or one from --models)")
 	modelsFile := fs.String("models", "", "--memory: JSON `FILE` of extra models [{name, layers, kv_heads, head_dim, kv_bytes, weight_bytes}]")
@@ -144,14 +144,27 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *memory {
+		if err := checkRanges(
+			rangeCheck{flag: "mem-gb", v: *memGB, lo: 0, hi: maxMemGB, openLo: true, explain: "GB of HBM per GPU"},
+			rangeCheck{flag: "mem-util", v: *memUtil, lo: 0, hi: 1, openLo: true},
+			rangeCheck{flag: "tp", v: float64(*tp), lo: 1, hi: maxTP, explain: "GPUs per instance"},
+			rangeCheck{flag: "act-gb", v: *actGB, lo: 0, hi: maxMemGB, explain: "GB per GPU"},
+		); err != nil {
+			return err
+		}
 		return runMemory(memoryArgs{*modelName, *modelsFile, *memGB, *memUtil, *tp, *actGB, *bShort, *longCtx, *format, *out}, stdout)
 	}
 	slo, err := parseSeconds(*sloS)
 	if err != nil {
 		return badInput("--slo-ttft-p99 %q: %v", *sloS, err)
 	}
-	if !(*rate > 0 && *rate <= fleetopt.MaxRate) {
-		return badInput("--rate %v requests/s: must be in (0, %g]", *rate, fleetopt.MaxRate)
+	if err := checkRanges(
+		rangeCheck{flag: "rate", v: *rate, lo: minRate, hi: maxRate, explain: "requests/s"},
+		rangeCheck{flag: "slo-ttft-p99", v: slo, lo: 0, hi: maxSLOS, explain: "seconds; 0 = none"},
+		rangeCheck{flag: "gamma", v: *gamma, lo: 1, hi: maxGamma, explain: "the C&R band is (B, γB]"},
+		rangeCheck{flag: "estimate-noise", v: *noise, lo: 0, hi: maxNoise, explain: "relative s.d. of the router's estimate"},
+	); err != nil {
+		return err
 	}
 	if !(*frac > 0 && *frac < 1) {
 		return badInput("--input-fraction %v: must be in (0, 1)", *frac)
@@ -182,16 +195,12 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 			return badInput("--method %q: allowed: homo, pr, retrofit, fleetopt, all (comma-separated)", m)
 		}
 	}
-	if *bShort == 0 {
-		var need []string
-		for _, m := range methods {
-			if m == fleetopt.MethodPR || m == fleetopt.MethodRetrofit || (m == fleetopt.MethodFleetOpt && *fixB) {
-				need = append(need, m)
-			}
+	needB := false // pr or retrofit without --b-short: FleetOpt's B is used
+	if *bShort == 0 && !*pareto {
+		if *fixB {
+			return badInput("--fix-b: needs --b-short (the boundary to keep; without --fix-b FleetOpt sweeps B)")
 		}
-		if len(need) > 0 && !*pareto {
-			return badInput("--b-short: required by method %s (a token boundary such as 4096)", strings.Join(need, ", "))
-		}
+		needB = slices.Contains(methods, fleetopt.MethodPR) || slices.Contains(methods, fleetopt.MethodRetrofit)
 	}
 	cdf, err := workload.LoadCDF(*wl)
 	if err != nil {
@@ -214,9 +223,6 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if *rhoMax == 0 {
 		return badInput("--rho-max 0: must be in (0, 1)")
 	}
-	if *gamma == 0 {
-		return badInput("--gamma 0: must be >= 1")
-	}
 	if *seed == 0 {
 		return badInput("--seed 0: must be >= 1")
 	}
@@ -226,6 +232,11 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	pl, err := fleetopt.NewPlanner(cal, cfg)
 	if err != nil {
 		return badInput("%s", flagNames(oneLine(err)))
+	}
+	if needB {
+		if pl, err = withFleetOptB(pl, cal, cfg, stderr); err != nil {
+			return badInput("%s", flagNames(oneLine(err)))
+		}
 	}
 	var doc any
 	var table func(io.Writer) error
@@ -256,14 +267,16 @@ func flagNames(msg string) string {
 }
 
 // checkOut validates --out before any work is done: the path must not be a
-// directory and its parent must be an existing directory ("" = stdout).
+// directory, may only name a regular file if it exists, and its parent must
+// be an existing directory ("" and "-" = stdout).
 func checkOut(path string) error {
-	if path == "" {
+	if path == "" || path == "-" {
 		return nil
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return badInput("--out %q: is a directory; want a file path such as %s", path, filepath.Join(path, "plan.json"))
 	}
+
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	switch {
@@ -274,6 +287,9 @@ func checkOut(path string) error {
 	case !fi.IsDir():
 		return badInput("--out %q: %q is not a directory", path, dir)
 	}
+	if err := export.CheckReplaceable(path); err != nil {
+		return badInput("--out: %s", oneLine(err))
+	}
 	return nil
 }
 
@@ -282,7 +298,7 @@ func checkOut(path string) error {
 // directory, renamed into place), so a failed run never leaves a
 // half-written file. Errors name the user's path, not the temporary file.
 func writeOut(path string, stdout io.Writer, write func(io.Writer) error) error {
-	if path == "" {
+	if path == "" || path == "-" {
 		return write(stdout)
 	}
 	var b bytes.Buffer
@@ -290,6 +306,10 @@ func writeOut(path string, stdout io.Writer, write func(io.Writer) error) error 
 		return err
 	}
 	if err := export.WriteFileAtomic(path, b.Bytes()); err != nil {
+		var nr *export.NotRegularError
+		if errors.As(err, &nr) {
+			return badInput("--out: %s", oneLine(err))
+		}
 		return fmt.Errorf("--out %q: %s", path, oneLine(rootCause(err)))
 	}
 	return nil
@@ -456,12 +476,11 @@ func runMemory(a memoryArgs, stdout io.Writer) error {
 	}
 	m, err := catalog.LookupModel(a.model)
 	if a.modelsFile != "" {
-		f, ferr := os.Open(a.modelsFile)
+		data, ferr := readInput("--models", a.modelsFile, maxModelsBytes)
 		if ferr != nil {
-			return badInput("--models %q: %v", a.modelsFile, ferr)
+			return badInput("%s", ferr)
 		}
-		ms, perr := catalog.ParseModels(f)
-		f.Close()
+		ms, perr := catalog.ParseModels(bytes.NewReader(data))
 		if perr != nil {
 			return badInput("--models %q: %s", a.modelsFile, oneLine(perr))
 		}
@@ -494,9 +513,7 @@ func runMemory(a memoryArgs, stdout io.Writer) error {
 	}
 	write := func(w io.Writer) error {
 		if a.format == "json" {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(rep)
+			return writeJSON(w, rep)
 		}
 		fmt.Fprintf(w, "model %s: %d layers, %d KV heads, d_head %d, %g-byte KV: %.0f bytes/token (%.0f per GPU at TP %d)\n",
 			m.Name, m.Layers, m.KVHeads, m.HeadDim, m.KVBytes, rep.KVBytesPerToken, rep.KVBytesPerToken/float64(d.TP), d.TP)

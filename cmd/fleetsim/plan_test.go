@@ -134,7 +134,7 @@ func TestPlanBadInput(t *testing.T) {
 		{[]string{"--rate", "-5", "--b-short", "4096"}, "--rate"},
 		// Before the bound, 1e300 printed 1 GPU at utilization 2.5e299 and
 		// exited 0 (an int overflow in the GPU count).
-		{[]string{"--rate", "1e300", "--b-short", "4096"}, "--rate 1e+300 requests/s: must be in (0, 1e+09]"},
+		{[]string{"--rate", "1e300", "--b-short", "4096"}, "--rate 1e+300: must be in [1e-06, 1e+09]"},
 		{[]string{"--rate", "1e300", "--b-short", "4096", "--pareto"}, "--rate 1e+300"},
 		{[]string{"--rate", "+Inf", "--b-short", "4096"}, "--rate +Inf"},
 		{[]string{"--rho-max", "1", "--b-short", "4096"}, "--rho-max"},
@@ -142,7 +142,7 @@ func TestPlanBadInput(t *testing.T) {
 		{[]string{"--workload", "agent-heavy", "--b-short", "128", "--method", "pr"}, "empty"},
 		{[]string{"--b-short", "4096", "--gamma", "0.9"}, "--gamma"},
 		{[]string{"--gpu", "h200", "--b-short", "4096"}, "unknown GPU"},
-		{[]string{"--method", "pr"}, "--b-short"},
+		{[]string{"--method", "fleetopt", "--fix-b"}, "--fix-b: needs --b-short"},
 		{[]string{"--b-short", "4096", "--format", "yaml"}, "--format"},
 		{[]string{"--b-short", "4096", "--calibration", "mc"}, "calibration"},
 		{[]string{"--b-short", "4096", "--short-calibration", "both"}, "--short-calibration"},
@@ -369,11 +369,8 @@ func TestPlanOut(t *testing.T) {
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
 		t.Errorf("--out file mode: %v, %v; want 0644", fi, err)
 	}
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".tmp") {
-			t.Errorf("temporary file %s left behind", e.Name())
-		}
+	if left := tempFiles(dir); len(left) > 0 {
+		t.Errorf("temporary files %v left behind", left)
 	}
 }
 
@@ -384,8 +381,39 @@ func TestValidateRateBound(t *testing.T) {
 	for _, r := range []string{"1e300", "1.5e9"} {
 		code, out, errs := runCLI(t, "validate", "--b-short", "4096", "--method", "pr", "--rate", r)
 		if code != 2 || out != "" || strings.Count(strings.TrimRight(errs, "\n"), "\n") != 0 ||
-			!strings.Contains(errs, "--rate ") || !strings.Contains(errs, "must be in (0, 1e+09]") {
-			t.Errorf("--rate %s: exit %d, stdout %q, stderr %q; want 2 and one line naming --rate and (0, 1e+09]", r, code, out, errs)
+			!strings.Contains(errs, "--rate ") || !strings.Contains(errs, "must be in [1e-06, 1e+09]") {
+			t.Errorf("--rate %s: exit %d, stdout %q, stderr %q; want 2 and one line naming --rate and [1e-06, 1e+09]", r, code, out, errs)
 		}
+	}
+}
+
+// TestBarePlan (issue 7 CLI conventions): bare `fleetsim plan` plans every
+// method; pr and retrofit take the boundary FleetOpt's sweep picks, noted in
+// one stderr line. Before, it exited 2 asking for --b-short.
+func TestBarePlan(t *testing.T) {
+	code, out, errs := runCLI(t, "plan", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var p struct {
+		Methods []struct {
+			Method string `json:"method"`
+			BShort int    `json:"b_short"`
+		} `json:"methods"`
+	}
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	b := map[string]int{}
+	for _, m := range p.Methods {
+		b[m.Method] = m.BShort
+	}
+	// The azure CDF at 1,000 req/s: FleetOpt Table 3 uses B = 4096 for Azure,
+	// and our sweep picks it too (`fleetsim plan --method fleetopt`).
+	if b["fleetopt"] != 4096 || b["pr"] != b["fleetopt"] || b["retrofit"] != b["fleetopt"] {
+		t.Errorf("B_short by method %v; want pr and retrofit at FleetOpt's 4096", b)
+	}
+	if strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "B_short = 4096") {
+		t.Errorf("stderr %q: want one note naming B_short = 4096", errs)
 	}
 }

@@ -3,16 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/router"
@@ -34,99 +32,72 @@ type scenarioKeys struct {
 // Relative CDF and trace paths in the file are relative to the file's
 // directory. Every error is one line.
 func loadScenario(path string, cfg *sim.Config) (scenarioKeys, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput("--config", path, maxScenarioBytes)
 	if err != nil {
-		return scenarioKeys{}, fmt.Errorf("--config %s: %v", path, oneLine(err))
+		return scenarioKeys{}, err
 	}
 	return decodeScenario(path, data, cfg)
 }
 
 // decodeScenario is loadScenario on the file's content; path gives the
-// format (by extension) and the directory of relative paths.
+// format (by extension) and the directory of relative paths. The document
+// is read as described in scenario_decode.go, YAML and JSON alike.
 func decodeScenario(path string, data []byte, cfg *sim.Config) (scenarioKeys, error) {
 	var keys scenarioKeys
-	var err error
 	isJSON := strings.EqualFold(filepath.Ext(path), ".json")
-	if err := checkMapping(path, data, isJSON); err != nil {
-		return keys, err
-	}
-	// Probe which workload keys are present.
-	var probe struct {
-		Workload map[string]any `json:"workload" yaml:"workload"`
-		Pools    any            `json:"pools" yaml:"pools"`
-	}
+	format := "YAML"
 	if isJSON {
-		err = json.Unmarshal(data, &probe)
-	} else {
-		err = yaml.Unmarshal(data, &probe)
+		format = "JSON"
 	}
-	if err != nil {
+	fail := func(err error) (scenarioKeys, error) {
 		return keys, fmt.Errorf("--config %s: %s", path, oneLine(err))
 	}
-	_, keys.cdf = probe.Workload["cdf"]
-	_, keys.trace = probe.Workload["trace"]
-	_, keys.rate = probe.Workload["rate"]
+	tree, err := parseScenarioTree(data, isJSON)
+	if err != nil {
+		return fail(err)
+	}
+	if tree == nil { // an empty file sets nothing
+		return keys, nil
+	}
+	top, ok := tree.(map[string]any)
+	if !ok {
+		return keys, fmt.Errorf("--config %s: not a %s mapping of scenario keys (want keys such as workload, pools, router, timing, seed)", path, format)
+	}
+	if err := checkTree(top, reflect.TypeOf(*cfg), ""); err != nil {
+		return fail(err)
+	}
+	if wl, ok := top["workload"].(map[string]any); ok {
+		_, keys.cdf = wl["cdf"]
+		_, keys.trace = wl["trace"]
+		_, keys.rate = wl["rate"]
+	}
 	if keys.trace && !keys.cdf {
 		cfg.Workload.CDF = ""
 	}
-	if probe.Pools != nil { // a file's pools replace the default pools
+	if _, ok := top["pools"]; ok { // a file's pools replace the default pools
 		cfg.Pools = nil
 	}
 	if keys.cdf && !keys.trace {
 		cfg.Workload.Trace, cfg.Workload.TraceFormat = "", ""
 	}
-
 	// OSD parameters the file leaves out keep guidellm's defaults (the
-	// decoders fill the struct the pointer already holds).
+	// decoder fills the struct the pointer already holds).
 	if cfg.OSD.Params == nil {
 		p := osd.DefaultConfig()
 		cfg.OSD.Params = &p
 	}
-	if isJSON {
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		err = dec.Decode(cfg)
-	} else {
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		err = dec.Decode(cfg)
-		if err != nil && err.Error() == "EOF" { // an empty file sets nothing
-			err = nil
-		}
-	}
-	if err != nil {
-		return keys, fmt.Errorf("--config %s: %s", path, oneLine(err))
+	if err := decodeTree(top, cfg); err != nil {
+		return fail(err)
 	}
 	dir := filepath.Dir(path)
 	w := &cfg.Workload
 	if keys.cdf && w.CDF != "" && !slices.Contains(workload.BuiltinCDFs(), w.CDF) && !filepath.IsAbs(w.CDF) {
 		w.CDF = filepath.Join(dir, w.CDF)
 	}
-	if keys.trace && w.Trace != "" && !filepath.IsAbs(w.Trace) {
+	if keys.trace && w.Trace != "" && w.Trace != workload.StdinName && !filepath.IsAbs(w.Trace) {
 		w.Trace = filepath.Join(dir, w.Trace)
 	}
 	return keys, loadPoolProfiles(path, dir, cfg) // pools/variants profiles (poolprofile.go)
-}
-
-// checkMapping reports a scenario file whose top level is not a mapping of
-// keys (a list, a scalar, binary junk) in one plain line instead of the
-// decoder's Go type names.
-func checkMapping(path string, data []byte, isJSON bool) error {
-	var top map[string]any
-	var err error
-	format := "YAML"
-	if isJSON {
-		format = "JSON"
-		err = json.Unmarshal(data, &top)
-	} else {
-		err = yaml.Unmarshal(data, &top)
-	}
-	var yt *yaml.TypeError
-	var jt *json.UnmarshalTypeError
-	if errors.As(err, &yt) || errors.As(err, &jt) {
-		return fmt.Errorf("--config %s: not a %s mapping of scenario keys (want keys such as workload, pools, router, timing, seed)", path, format)
-	}
-	return nil // syntax errors are reported by the decoding that follows
 }
 
 // oneLine joins a multi-line error message into one line of valid UTF-8.
@@ -167,9 +138,9 @@ type planHeader struct {
 // so it need not exist.
 func applyPlan(path, method string, ownWorkload bool, cfg *sim.Config) (planRouter, scenarioKeys, error) {
 	var keys scenarioKeys
-	data, err := os.ReadFile(path)
+	data, err := readInput("--plan", path, maxPlanBytes)
 	if err != nil {
-		return planRouter{}, keys, fmt.Errorf("--plan %s: %s", path, oneLine(err))
+		return planRouter{}, keys, err
 	}
 	m, err := fleetopt.ReadPlanMethod(bytes.NewReader(data), method)
 	if err != nil {
@@ -352,7 +323,7 @@ func (f *simFlags) routerScenario(r *sim.RouterConfig, pr planRouter) error {
 	}
 	if ch("spill-queue-per-gpu") {
 		if f.spillQ == 0 || router.CheckValue("spill_queue_per_gpu", f.spillQ) != nil {
-			return fmt.Errorf("--spill-queue-per-gpu %v: must be a finite number > 0 of queued requests per GPU", f.spillQ)
+			return fmt.Errorf("--spill-queue-per-gpu %v: must be in (0, %g] queued requests per GPU", f.spillQ, float64(router.MaxSpillQueuePerGPU))
 		}
 		r.SpillQueuePerGPU = f.spillQ
 	}

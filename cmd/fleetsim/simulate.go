@@ -1,16 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
-	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -73,7 +71,7 @@ func newSimFlags() *simFlags {
 	fs.SortFlags = false
 	fs.StringVar(&f.config, "config", "", "scenario `FILE` (YAML, or JSON when it ends in .json); flags override it")
 	fs.StringVar(&f.workload, "workload", d.Workload.CDF, "token-length CDF `NAME`: azure, lmsys, agent-heavy, or a CDF JSON file")
-	fs.StringVar(&f.trace, "trace", "", "replay a trace `FILE` instead of a CDF (Azure LLM trace .csv or Mooncake .jsonl)")
+	fs.StringVar(&f.trace, "trace", "", "replay a trace `FILE` instead of a CDF (Azure LLM trace .csv or Mooncake .jsonl; - reads stdin, with --trace-format)")
 	fs.StringVar(&f.traceFmt, "trace-format", "", "trace format: azure or mooncake (default: by extension)")
 	fs.StringVar(&f.arrival, "arrival", "poisson", "arrival process with a CDF: poisson or bursty")
 	fs.Float64Var(&f.rate, "rate", d.Workload.Rate, "mean arrival rate, requests/s (with --trace: rescale the trace to it; default its own rate)")
@@ -187,7 +185,10 @@ func (f *simFlags) scenario() (sim.Config, error) {
 		w.CDF, w.Trace, w.TraceFormat = f.workload, "", ""
 	}
 	if ch("trace") {
+		// A trace replaces a CDF workload with its split model (a trace
+		// gives each request's lengths).
 		w.CDF, w.Trace = "", f.trace
+		w.Split, w.InputFraction, w.OutputMu, w.OutputSigma = "", 0, 0, 0
 		if !keys.trace { // a format from the file belongs to the file's trace
 			w.TraceFormat = ""
 		}
@@ -298,15 +299,33 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput("%s", workloadError(err))
 	}
-	if c, ok := src.(io.Closer); ok {
-		defer c.Close()
+	if sz, ok := src.(workload.Sized); ok && cfg.Workload.Trace != "" && sz.Len() < int64(cfg.Workload.Requests) {
+		fmt.Fprintf(stderr, "fleetsim simulate: note: trace %s has %d rows, fewer than --requests %d: replaying %d (warm-up %d)\n",
+			cfg.Workload.Trace, sz.Len(), cfg.Workload.Requests, sz.Len(), int64(cfg.WarmupFraction*float64(sz.Len())))
 	}
 	// The summary records the effective settings, defaults spelled out.
 	cfg = cfg.Effective()
 	if fi, err := os.Stat(f.out); err == nil && !fi.IsDir() {
 		return badInput("--out %q: exists and is not a directory", f.out)
 	}
+	for _, name := range f.outputNames() {
+		if err := export.CheckReplaceable(filepath.Join(f.out, name)); err != nil {
+			return badInput("--out %q: %s", f.out, oneLine(err))
+		}
+	}
 	return simulate(cfg, src, f, stdout, stderr)
+}
+
+// outputNames are the files a run writes inside --out.
+func (f *simFlags) outputNames() []string {
+	names := []string{summaryFile}
+	if !f.noParquet {
+		names = append(names, requestsFile)
+	}
+	if f.csv {
+		names = append(names, poolsCSVFile)
+	}
+	return names
 }
 
 // simulate runs a validated scenario and writes its outputs.
@@ -324,12 +343,24 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		}
 	}()
 
+	// A stop signal (stopSignals) ends the run at its next arrival or
+	// tick; nothing is written then. Handled before any file exists.
+	intr := catchSignals()
+	defer intr.release()
+
 	var (
 		sink    sim.Sink
 		parquet *export.ParquetSink
 	)
 	if !f.noParquet {
-		parquet, err = export.NewParquetSink(filepath.Join(f.out, requestsFile))
+		scen, jerr := json.Marshal(cfg)
+		if jerr != nil {
+			return jerr
+		}
+		parquet, err = export.NewParquetSinkInfo(filepath.Join(f.out, requestsFile), export.FileInfo{
+			Version: version,
+			Meta:    map[string]string{export.MetaSeed: strconv.FormatUint(cfg.Seed, 10), export.MetaScenario: string(scen)},
+		})
 		if err != nil {
 			return err
 		}
@@ -337,28 +368,20 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		sink = parquet
 	}
 
-	// SIGINT or SIGTERM stops the run at its next arrival or tick; nothing
-	// is written then.
-	var stop atomic.Bool
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer close(sigs)       // second: ends the goroutine
-	defer signal.Stop(sigs) // first: no more sends
-	go func() {
-		if _, ok := <-sigs; ok {
-			stop.Store(true)
-		}
-	}()
-	opts := sim.Options{Stop: stop.Load}
+	opts := sim.Options{Stop: intr.stopped}
 	if isTerminal(stderr) {
-		bar := newProgressBar(stderr, int64(cfg.Workload.Requests))
+		total := int64(cfg.Workload.Requests)
+		if sz, ok := src.(workload.Sized); ok {
+			total = sz.Len()
+		}
+		bar := newProgressBar(stderr, total)
 		opts.Progress = bar.update
 		defer bar.done()
 	}
 	sum, err := sim.Run(cfg, src, sink, opts)
 	if err != nil {
 		if errors.Is(err, sim.ErrStopped) {
-			return fmt.Errorf("interrupted: no output written")
+			return intr.err("no output written")
 		}
 		return err
 	}
@@ -370,7 +393,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	}
 
 	var outputs []export.OutputFile
-	var wrote []string
+	var wrote, labels []string // paths written; how stdout names them
 	defer func() {
 		if err != nil { // a failed run leaves none of its files behind
 			for _, p := range wrote {
@@ -384,7 +407,8 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		}
 		st := parquet.Stats()
 		outputs = append(outputs, export.OutputFile{Name: requestsFile, Kind: "parquet", Stats: &st})
-		wrote = append(wrote, fmt.Sprintf("%s (%d rows)", parquet.Path(), st.Rows))
+		wrote = append(wrote, parquet.Path())
+		labels = append(labels, fmt.Sprintf("%s (%d rows)", parquet.Path(), st.Rows))
 	}
 	if f.csv {
 		var b strings.Builder
@@ -397,12 +421,14 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		}
 		outputs = append(outputs, export.OutputFile{Name: poolsCSVFile, Kind: "csv"})
 		wrote = append(wrote, p)
+		labels = append(labels, p)
 	}
 	sp := filepath.Join(f.out, summaryFile)
 	if err := export.WriteSummaryJSON(sp, sum, outputs); err != nil {
 		return err
 	}
 	wrote = append(wrote, sp)
+	labels = append(labels, sp)
 
 	note := stdout
 	if f.format == "json" {
@@ -424,8 +450,8 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	if sum.OSDStop != nil && f.format == "json" {
 		fmt.Fprintln(stderr, export.OSDVerdictLine(sum))
 	}
-	fmt.Fprintf(note, "wrote %s\n", strings.Join(wrote, ", "))
-	return nil
+	_, err = fmt.Fprintf(note, "wrote %s\n", strings.Join(labels, ", "))
+	return err
 }
 
 // workloadError is a workload error on one line, prefixed "workload".

@@ -381,7 +381,7 @@ func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io
 	}
 	n := len(shard.Points(g.Size()))
 	if isTerminal(stderr) {
-		bar := newCountBar(stderr, int64(n), "sweep", "points")
+		bar := newCountBar(stderr, int64(n), "sweep", "points", "points/s")
 		opts.Progress = func(done, _ int) { bar.update(int64(done)) }
 		defer bar.done()
 	}

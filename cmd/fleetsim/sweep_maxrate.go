@@ -56,7 +56,7 @@ func (f *sweepFlags) findMaxRate(g *sweep.Grid, stdout, stderr io.Writer, stop f
 		SaturationRequests: f.satRequest, Workers: f.workers, Stop: stop,
 	}
 	if isTerminal(stderr) {
-		bar := newCountBar(stderr, 1, "find-max-rate", "runs")
+		bar := newCountBar(stderr, 1, "find-max-rate", "runs", "runs/s")
 		o.Progress = func(done, total int) { bar.total = int64(total); bar.update(int64(done)) }
 		defer bar.done()
 	}

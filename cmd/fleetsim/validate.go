@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/pools/queueing"
+	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
 	"github.com/spf13/pflag"
 )
@@ -84,10 +84,12 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case *format != "table" && *format != "json":
 		return badInput("--format %q: allowed: table, json", *format)
-	case !(*rate > 0) || math.IsInf(*rate, 0):
-		return badInput("--rate %v: must be a finite arrival rate > 0 requests/s", *rate)
-	case *rate > fleetopt.MaxRate:
-		return badInput("--rate %v requests/s: must be in (0, %g]", *rate, fleetopt.MaxRate)
+	case !(*rate >= minRate && *rate <= maxRate):
+		return badInput("--rate %v: must be in [%g, %g] requests/s", *rate, minRate, maxRate)
+	case !(*gamma >= 1 && *gamma <= maxGamma):
+		return badInput("--gamma %v: must be in [1, %d] (the C&R band is (B, γB])", *gamma, maxGamma)
+	case !(*noise >= 0 && *noise <= maxNoise):
+		return badInput("--estimate-noise %v: must be in [0, %g]", *noise, maxNoise)
 	case *requests < 0:
 		return badInput("--requests %d: must be >= 1 (0 = automatic)", *requests)
 	case !(*warmup >= 0 && *warmup < 1):
@@ -96,8 +98,6 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 		return badInput("--seed 0: must be >= 1")
 	case *rhoMax == 0:
 		return badInput("--rho-max 0: must be in (0, 1)")
-	case *gamma == 0:
-		return badInput("--gamma 0: must be >= 1")
 	case *pc == 0:
 		return badInput("--p-c 0: no request would be compressed; use --method pr")
 	case *bShort < 0:
@@ -127,6 +127,9 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	if m == fleetopt.MethodHomo {
 		cfg.BShort = 0
 	}
+	intr := catchSignals()
+	defer intr.release()
+	cfg.Stop = intr.stopped
 	if isTerminal(stderr) {
 		var bar *progressBar
 		cfg.Start = func(n int) { bar = newProgressBar(stderr, int64(n)) }
@@ -142,6 +145,9 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 		}()
 	}
 	v, err := experiments.Validate(cfg)
+	if errors.Is(err, sim.ErrStopped) {
+		return intr.err("validation stopped, nothing printed")
+	}
 	if err != nil {
 		msg := oneLine(err)
 		if rest, ok := strings.CutPrefix(msg, "workload: cdf "); ok {
@@ -150,16 +156,23 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 		return badInput("%s", flagNames(msg))
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return writeJSON(stdout, v)
 	}
 	return writeValidation(stdout, v)
 }
 
 // pctDiff returns 100·(sim − ana)/ana, or "—" when ana is 0.
+// fmtNum formats x, or "-" when it is NaN or infinite (a measurement
+// without data: a pool nothing completed in).
+func fmtNum(format string, x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "-"
+	}
+	return fmt.Sprintf(format, x)
+}
+
 func pctDiff(sim, ana float64) string {
-	if ana == 0 || math.IsNaN(ana) || math.IsInf(ana, 0) {
+	if ana == 0 || math.IsNaN(ana) || math.IsInf(ana, 0) || math.IsNaN(sim) || math.IsInf(sim, 0) {
 		return "—"
 	}
 	return fmt.Sprintf("%+.1f%%", 100*(sim-ana)/ana)
@@ -191,10 +204,10 @@ func writeValidation(w io.Writer, v *experiments.Validation) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "pool\tgpu\tmax_ctx\tGPUs\tmeasured\tutil ana\tutil sim\tdiff\tutil self\tGPUs self (est.)\tP99 TTFT ana s\tP99 TTFT sim s\tdiff\tP99 wait ana s\tP99 wait sim s\tdiff s\trejected\toverloaded\t")
 	for _, p := range v.Pools {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.3f\t%.3f\t%s\t%.3f\t%d\t%.3f\t%.3f\t%s\t%.4f\t%.4f\t%+.4f\t%d\t%v\t\n",
-			p.Name, p.GPU, p.MaxCtx, p.GPUs, p.Measured, p.UtilAna, p.UtilSim, pctDiff(p.UtilSim, p.UtilAna), p.UtilSelf, p.GPUsSelf,
-			p.P99TTFTAnaS, p.P99TTFTSimS, pctDiff(p.P99TTFTSimS, p.P99TTFTAnaS),
-			p.P99WaitAnaS, p.P99WaitSimS, p.P99WaitSimS-p.P99WaitAnaS, p.Rejected, p.Overloaded)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.3f\t%s\t%s\t%.3f\t%d\t%.3f\t%s\t%s\t%.4f\t%s\t%s\t%d\t%v\t\n",
+			p.Name, p.GPU, p.MaxCtx, p.GPUs, p.Measured, p.UtilAna, fmtNum("%.3f", p.UtilSim), pctDiff(p.UtilSim, p.UtilAna), p.UtilSelf, p.GPUsSelf,
+			p.P99TTFTAnaS, fmtNum("%.3f", p.P99TTFTSimS), pctDiff(p.P99TTFTSimS, p.P99TTFTAnaS),
+			p.P99WaitAnaS, fmtNum("%.4f", p.P99WaitSimS), fmtNum("%+.4f", p.P99WaitSimS-p.P99WaitAnaS), p.Rejected, p.Overloaded)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

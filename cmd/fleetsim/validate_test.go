@@ -102,7 +102,7 @@ func TestValidateBadInput(t *testing.T) {
 	}{
 		{[]string{"--gpu", "tpu"}, `--gpu "tpu": unknown (allowed: a100`},
 		{[]string{"--gpu-long", "tpu"}, `--gpu-long "tpu": unknown`},
-		{[]string{"--rate", "-1"}, "--rate -1: must be a finite arrival rate > 0"},
+		{[]string{"--rate", "-1"}, "--rate -1: must be in [1e-06, 1e+09]"},
 		{[]string{"--rate", "abc"}, `invalid argument "abc"`},
 		{[]string{"--workload", "nope"}, `--workload "nope": not a built-in`},
 		{[]string{"--method", "best"}, `--method "best": allowed: homo, pr, retrofit, fleetopt`},
@@ -114,7 +114,7 @@ func TestValidateBadInput(t *testing.T) {
 		{[]string{"--rho-max", "1.5"}, "--rho-max 1.5"},
 		{[]string{"--calibration", "guess"}, `--calibration "guess": allowed exact, montecarlo`},
 		{[]string{"--timing", "fast"}, `--timing "fast": allowed kv, paper`},
-		{[]string{"--method", "retrofit", "--gamma", "0.5"}, "--gamma 0.5: must be >= 1"},
+		{[]string{"--method", "retrofit", "--gamma", "0.5"}, "--gamma 0.5: must be in [1, 16]"},
 		{[]string{"--method", "retrofit", "--p-c", "0"}, "--p-c 0"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--short-calibration", "exact"}, `--short-calibration "exact": allowed: mix, paper`},

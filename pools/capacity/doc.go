@@ -1,6 +1,6 @@
 // Package capacity plans reserved capacity (provisioned throughput units,
 // committed GPUs) for a request trace, after the slosizer formalization
-// (../shared/seeds/slosizer-formalization.txt; docs/capacity.md):
+// (docs/references.md; docs/capacity.md):
 //
 //   - a provider Profile turns each request into work
 //     B = w_in·(I − C) + w_cache·C + w_out·O + w_think·H adjusted tokens,

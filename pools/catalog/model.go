@@ -36,19 +36,30 @@ func (m Model) Validate() error {
 	switch {
 	case strings.TrimSpace(m.Name) == "":
 		return fmt.Errorf("model: name missing")
-	case m.Layers < 1:
-		return fmt.Errorf("model %q: layers %d must be >= 1", m.Name, m.Layers)
-	case m.KVHeads < 1:
-		return fmt.Errorf("model %q: kv_heads %d must be >= 1", m.Name, m.KVHeads)
-	case m.HeadDim < 1:
-		return fmt.Errorf("model %q: head_dim %d must be >= 1", m.Name, m.HeadDim)
-	case !(m.KVBytes > 0) || math.IsInf(m.KVBytes, 0):
-		return fmt.Errorf("model %q: kv_bytes %v must be > 0 (2 = fp16, 1 = fp8)", m.Name, m.KVBytes)
-	case !(m.WeightBytes >= 0) || math.IsInf(m.WeightBytes, 0):
-		return fmt.Errorf("model %q: weight_bytes %v must be >= 0", m.Name, m.WeightBytes)
+	case m.Layers < 1 || m.Layers > MaxLayers:
+		return fmt.Errorf("model %q: layers %d must be in [1, %d]", m.Name, m.Layers, MaxLayers)
+	case m.KVHeads < 1 || m.KVHeads > MaxKVHeads:
+		return fmt.Errorf("model %q: kv_heads %d must be in [1, %d]", m.Name, m.KVHeads, MaxKVHeads)
+	case m.HeadDim < 1 || m.HeadDim > MaxHeadDim:
+		return fmt.Errorf("model %q: head_dim %d must be in [1, %d]", m.Name, m.HeadDim, MaxHeadDim)
+	case !(m.KVBytes > 0 && m.KVBytes <= MaxKVBytes):
+		return fmt.Errorf("model %q: kv_bytes %v must be in (0, %g] (2 = fp16, 1 = fp8)", m.Name, m.KVBytes, float64(MaxKVBytes))
+	case !(m.WeightBytes >= 0 && m.WeightBytes <= MaxWeightBytes):
+		return fmt.Errorf("model %q: weight_bytes %v must be in [0, %g]", m.Name, m.WeightBytes, float64(MaxWeightBytes))
 	}
 	return nil
 }
+
+// Ranges of a Model's fields (a models file is user input): wide enough
+// for any real model, small enough that every product stays finite and
+// fits an int.
+const (
+	MaxLayers      = 1000
+	MaxKVHeads     = 1024
+	MaxHeadDim     = 4096
+	MaxKVBytes     = 8    // bytes per KV element (fp64)
+	MaxWeightBytes = 1e15 // 1 PB
+)
 
 // models is the built-in model catalog, keyed by lower-case name.
 var models = map[string]Model{

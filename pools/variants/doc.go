@@ -1,5 +1,5 @@
 // Package variants implements the model and optimizer of llm-d's Workload
-// Variant Autoscaler (WVA, ../shared/seeds/wva-under-the-hood.txt): a linear
+// Variant Autoscaler (WVA, docs/references.md): a linear
 // ITL profile fitted from benchmarks (fit.go, bench.go), a per-replica
 // state-dependent birth–death queue that turns SLOs into a maximum request
 // rate per replica (queue.go, model.go), and a cost-minimizing optimizer

@@ -8,10 +8,66 @@
 package export
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
+
+// TempPrefix starts the name of every temporary file fleetsim writes:
+// ".fleetsim-tmp-PID-NAME-RANDOM", with PID the writing process and NAME the
+// final file name. A process killed outright (SIGKILL, power loss) leaves
+// such a file; the next write into the same directory removes every one
+// whose process is gone (RemoveStale).
+const TempPrefix = ".fleetsim-tmp-"
+
+// NotRegularError is an output path that exists and is not a regular file
+// (a directory, device node, FIFO, socket or symbolic link). fleetsim
+// replaces only regular files.
+type NotRegularError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%q exists and is not a regular file (%s); fleetsim replaces only regular files", e.Path, describeMode(e.Mode))
+}
+
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device node"
+	}
+	return "mode " + m.String()
+}
+
+// CheckReplaceable returns a *NotRegularError when path exists and is not a
+// regular file (a symbolic link counts as not regular, whatever it points
+// to), and nil when it is a regular file or does not exist.
+func CheckReplaceable(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	return nil
+}
 
 // atomicFile is a file written under a temporary name in the directory of
 // its final path and renamed to that path by Commit.
@@ -22,11 +78,15 @@ type atomicFile struct {
 }
 
 func createAtomic(path string) (*atomicFile, error) {
+	if err := CheckReplaceable(path); err != nil {
+		return nil, err
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	RemoveStale(dir)
+	f, err := os.CreateTemp(dir, TempPrefix+strconv.Itoa(os.Getpid())+"-"+strings.ReplaceAll(base, "*", "_")+"-*")
 	if err != nil {
 		return nil, err
 	}
@@ -37,6 +97,32 @@ func createAtomic(path string) (*atomicFile, error) {
 		return nil, err
 	}
 	return &atomicFile{File: f, path: path}, nil
+}
+
+// RemoveStale removes the temporary files (TempPrefix) in dir left by
+// fleetsim processes that no longer run, and returns their names. Files of
+// running processes (another run writing into the same directory) are kept.
+func RemoveStale(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), TempPrefix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		pidStr, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidStr)
+		if !ok || err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		if os.Remove(filepath.Join(dir, e.Name())) == nil {
+			removed = append(removed, e.Name())
+		}
+	}
+	return removed
 }
 
 // Commit flushes the file to disk, closes it and renames it to its final
@@ -52,10 +138,18 @@ func (a *atomicFile) Commit() error {
 		err = cerr
 	}
 	if err == nil {
+		// Checked again: the path may have changed since createAtomic.
+		err = CheckReplaceable(a.path)
+	}
+	if err == nil {
 		err = os.Rename(tmp, a.path)
 	}
 	if err != nil {
 		os.Remove(tmp)
+		var nr *NotRegularError
+		if errors.As(err, &nr) {
+			return err
+		}
 		return fmt.Errorf("export: writing %s: %w", a.path, err)
 	}
 	return nil
@@ -72,7 +166,8 @@ func (a *atomicFile) Abort() {
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same
-// directory and a rename.
+// directory and a rename. path may only name a regular file or nothing
+// (*NotRegularError otherwise).
 func WriteFileAtomic(path string, data []byte) error {
 	f, err := createAtomic(path)
 	if err != nil {

@@ -165,8 +165,8 @@ func TestParquetAbort(t *testing.T) {
 	for i := range recs {
 		s.Write(&recs[i])
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 || !strings.HasSuffix(entries[0].Name(), ".tmp") {
-		t.Fatalf("during the write the directory should hold one .tmp file, holds %v", entries)
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), TempPrefix) {
+		t.Fatalf("during the write the directory should hold one %s file, holds %v", TempPrefix, entries)
 	}
 	s.Abort()
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {

@@ -3,6 +3,7 @@ package export
 import (
 	"fmt"
 	"math"
+	"os"
 	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
@@ -50,6 +51,7 @@ type Row struct {
 	Warmup              bool     `parquet:"warmup"`
 	Rejected            bool     `parquet:"rejected"`
 	RejectedReason      string   `parquet:"rejected_reason,dict"`
+	RejectedDetail      string   `parquet:"rejected_detail,dict"`
 }
 
 // rowBuf is a Row with storage for its nullable values, so converting a
@@ -73,6 +75,7 @@ func (b *rowBuf) set(r *sim.Record) {
 		Warmup:              r.Warmup,
 		Rejected:            r.Rejected,
 		RejectedReason:      r.RejectedReason,
+		RejectedDetail:      r.RejectedDetail,
 	}
 	b.AdmitS = b.nullable(0, r.AdmitS)
 	b.FirstTokenS = b.nullable(1, r.FirstTokenS)
@@ -108,7 +111,7 @@ func (r *Row) Record() sim.Record {
 		OriginalInputTokens: r.OriginalInputTokens, EstimatedTokens: r.EstimatedTokens,
 		Preemptions: r.Preemptions, Retries: r.Retries,
 		Compressed: r.Compressed, Warmup: r.Warmup, Rejected: r.Rejected,
-		RejectedReason: r.RejectedReason,
+		RejectedReason: r.RejectedReason, RejectedDetail: r.RejectedDetail,
 	}
 }
 
@@ -176,23 +179,62 @@ type batch struct {
 	n    int
 }
 
-// CreatedBy is the application recorded in the Parquet footer. It carries
-// no build information, so the same run gives byte-identical files.
-const CreatedBy = "fleetsim"
+// Application is the application recorded in the Parquet footer's
+// created_by, followed by " version " and FileInfo.Version. The footer holds
+// no build or time information, so the same run gives byte-identical files.
+const Application = "fleetsim"
+
+// Key-value metadata keys of requests.parquet (FileInfo.Meta may add
+// others). A reader recovers the run from them: the effective scenario (as
+// JSON, the config of summary.json), its seed and the fleetsim version.
+const (
+	MetaVersion  = "fleetsim.version"
+	MetaSeed     = "fleetsim.seed"
+	MetaScenario = "fleetsim.scenario"
+)
+
+// FileInfo identifies the run that writes a Parquet file.
+type FileInfo struct {
+	Version string            // fleetsim version: created_by and MetaVersion
+	Meta    map[string]string // more key-value metadata (MetaSeed, MetaScenario, ...)
+}
+
+// createdBy sets the footer's created_by exactly ("APP version V", the
+// Parquet convention without a build part).
+type createdBy string
+
+func (c createdBy) ConfigureWriter(cfg *parquet.WriterConfig) { cfg.CreatedBy = string(c) }
 
 // NewParquetSink starts a Parquet file at path (its directory must exist)
-// and its encoder goroutine. Nothing is visible at path until Close; call
-// Close or Abort to end the goroutine.
+// with no run information (created_by "fleetsim") and its encoder
+// goroutine. Nothing is visible at path until Close; call Close or Abort to
+// end the goroutine.
 func NewParquetSink(path string) (*ParquetSink, error) {
+	return NewParquetSinkInfo(path, FileInfo{})
+}
+
+// NewParquetSinkInfo is NewParquetSink recording info in the footer:
+// created_by "fleetsim version VERSION" and the key-value metadata
+// (MetaVersion and info.Meta), written in key order.
+func NewParquetSinkInfo(path string, info FileInfo) (*ParquetSink, error) {
 	f, err := createAtomic(path)
 	if err != nil {
 		return nil, err
 	}
-	w := parquet.NewGenericWriter[Row](f,
+	by := Application
+	opts := []parquet.WriterOption{
 		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
-		parquet.CreatedBy(CreatedBy, "", ""),
-	)
+	}
+	if info.Version != "" {
+		by += " version " + info.Version
+		opts = append(opts, parquet.KeyValueMetadata(MetaVersion, info.Version))
+	}
+	opts = append(opts, createdBy(by))
+	for k, v := range info.Meta {
+		opts = append(opts, parquet.KeyValueMetadata(k, v))
+	}
+	w := parquet.NewGenericWriter[Row](f, opts...)
 	s := &ParquetSink{
 		f: f, w: w,
 		free: make(chan *batch, pipelineBatches+1),
@@ -340,4 +382,28 @@ func ReadParquet(path string) ([]sim.Record, error) {
 		recs[i] = rows[i].Record()
 	}
 	return recs, nil
+}
+
+// ReadFileInfo returns a Parquet file's created_by and its key-value
+// metadata.
+func ReadFileInfo(path string) (createdBy string, meta map[string]string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", nil, err
+	}
+	pf, err := parquet.OpenFile(f, fi.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return "", nil, err
+	}
+	md := pf.Metadata()
+	meta = make(map[string]string, len(md.KeyValueMetadata))
+	for _, kv := range md.KeyValueMetadata {
+		meta[kv.Key] = kv.Value
+	}
+	return md.CreatedBy, meta, nil
 }

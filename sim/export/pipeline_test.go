@@ -27,7 +27,7 @@ func TestParquetPipelineBytes(t *testing.T) {
 	w := parquet.NewGenericWriter[Row](&want,
 		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
-		parquet.CreatedBy(CreatedBy, "", ""),
+		createdBy(Application),
 	)
 	bufs := make([]rowBuf, batchRows)
 	rows := make([]Row, batchRows)

@@ -101,7 +101,7 @@ func WriteSweepParquet(path string, rows []sweep.Row) error {
 	w := parquet.NewGenericWriter[SweepRow](f,
 		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
-		parquet.CreatedBy(CreatedBy, "", ""),
+		createdBy(Application),
 	)
 	out := make([]SweepRow, len(rows))
 	for i := range rows {

@@ -1,6 +1,6 @@
 // Package osd is an over-saturation detector: guidellm's OSD algorithm
-// (guidellm.scheduler.constraints.saturation, ../shared/seeds/
-// guidellm-oversaturation-detection.txt) re-implemented for simulated time.
+// (guidellm.scheduler.constraints.saturation, docs/references.md)
+// re-implemented for simulated time.
 //
 // A Detector watches two series and fits a least-squares line to each:
 //

@@ -20,8 +20,11 @@ const schema = [
   ['output_tokens', 'INTEGER'], ['original_input_tokens', 'INTEGER'],
   ['estimated_tokens', 'INTEGER'], ['preemptions', 'INTEGER'], ['retries', 'INTEGER'],
   ['compressed', 'BOOLEAN'], ['warmup', 'BOOLEAN'], ['rejected', 'BOOLEAN'],
-  ['rejected_reason', 'VARCHAR'],
+  ['rejected_reason', 'VARCHAR'], ['rejected_detail', 'VARCHAR'],
 ];
+
+// The documented vocabulary of rejected_reason ('' when served).
+const reasons = ['', 'too_long', 'misrouted', 'queue_full', 'invalid'];
 
 const dir = process.argv[2];
 if (!dir) {
@@ -67,6 +70,22 @@ if (!(Math.abs(dt - want.sum_ttft_s) <= tol)) {
   failures.push(`sum_ttft_s: DuckDB ${dt}, Go ${want.sum_ttft_s} (tolerance ${tol})`);
 }
 if (num(row.nans) !== 0) failures.push(`${num(row.nans)} rows hold NaN in ttft_s or arrival_s (unreached times must be NULL)`);
+const seen = (await conn.runAndReadAll(`SELECT DISTINCT rejected_reason AS r FROM read_parquet('${file}')`)).getRowObjects();
+for (const { r } of seen) {
+  if (!reasons.includes(String(r))) failures.push(`rejected_reason ${JSON.stringify(r)} is not in the documented vocabulary ${JSON.stringify(reasons)}`);
+}
+// The footer says who wrote the file and for which run.
+const [fm] = (await conn.runAndReadAll(`SELECT created_by FROM parquet_file_metadata('${file}')`)).getRowObjects();
+if (String(fm.created_by) !== `fleetsim version ${summary.version}`) {
+  failures.push(`created_by ${JSON.stringify(fm.created_by)}, want "fleetsim version ${summary.version}"`);
+}
+const kv = Object.fromEntries((await conn.runAndReadAll(
+  `SELECT decode(key) AS k, decode(value) AS v FROM parquet_kv_metadata('${file}')`)).getRowObjects().map((r) => [String(r.k), String(r.v)]));
+if (kv['fleetsim.version'] !== summary.version) failures.push(`fleetsim.version ${kv['fleetsim.version']}, summary ${summary.version}`);
+if (kv['fleetsim.seed'] !== String(summary.seed)) failures.push(`fleetsim.seed ${kv['fleetsim.seed']}, summary ${summary.seed}`);
+if (JSON.stringify(JSON.parse(kv['fleetsim.scenario'] ?? 'null')) !== JSON.stringify(summary.config)) {
+  failures.push('fleetsim.scenario differs from summary.json config');
+}
 if (summary.requests !== undefined && num(row.rows) !== summary.requests) {
   failures.push(`rows: DuckDB ${num(row.rows)}, summary.json requests ${summary.requests}`);
 }

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fleetsim/fleetsim/sim/export"
+)
+
+// TestMain lets a test start this test binary as the fleetsim command (env
+// FLEETSIM_TEST_MAIN=1), to send it real signals.
+func TestMain(m *testing.M) {
+	if os.Getenv("FLEETSIM_TEST_MAIN") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// startCLI starts fleetsim with args as a child process.
+func startCLI(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "FLEETSIM_TEST_MAIN=1")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd, &errb
+}
+
+// waitExit waits for cmd and returns its exit status (-1: killed by a
+// signal).
+func waitExit(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("%v: still running 60 s after the signal", cmd.Args)
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// tempFiles lists the fleetsim temporary files in dir.
+func tempFiles(dir string) []string {
+	var names []string
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), export.TempPrefix) {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
+// waitTemp waits until the run has opened its Parquet temporary file in
+// dir (by then its signal handling is in place).
+func waitTemp(t *testing.T, dir string) {
+	t.Helper()
+	for range 3000 {
+		if len(tempFiles(dir)) > 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no temporary file appeared in %s", dir)
+}
+
+// longRun is a simulation that takes far longer than the tests wait.
+func longRun(out string) []string {
+	return []string{"simulate", "--requests", "5000000", "--out", out, "--format", "json"}
+}
+
+// TestSignalsStopCleanly is issue 7 bug 11: SIGHUP and SIGQUIT stop a run
+// like SIGINT and SIGTERM: exit 1, one line naming the signal, no file left.
+// Before the fix SIGHUP killed the process (exit 129) leaving a 48 MB
+// temporary file, and SIGQUIT dumped goroutines and exited 2.
+func TestSignalsStopCleanly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT} {
+		out := filepath.Join(t.TempDir(), "D")
+		cmd, errb := startCLI(t, longRun(out)...)
+		waitTemp(t, out)
+		cmd.Process.Signal(sig)
+		code := waitExit(t, cmd)
+		name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM", syscall.SIGHUP: "SIGHUP", syscall.SIGQUIT: "SIGQUIT"}[sig]
+		line := strings.TrimRight(errb.String(), "\n")
+		if code != 1 || strings.Contains(line, "\n") || !strings.Contains(line, "interrupted by "+name) {
+			t.Errorf("%s: exit %d, stderr %q; want 1 and one line 'interrupted by %s'", name, code, errb.String(), name)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			ents, _ := os.ReadDir(out)
+			t.Errorf("%s: --out %s still exists after the interrupted run, holding %v", name, out, ents)
+		}
+	}
+}
+
+// TestKilledRunTempRemoved is issue 7 bug 11: a run killed outright leaves
+// its temporary file, recognisable by export.TempPrefix; the next run into
+// that directory removes it.
+func TestKilledRunTempRemoved(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	out := filepath.Join(t.TempDir(), "D")
+	cmd, _ := startCLI(t, longRun(out)...)
+	waitTemp(t, out)
+	cmd.Process.Kill()
+	waitExit(t, cmd)
+	left := tempFiles(out)
+	if len(left) != 1 {
+		t.Fatalf("after SIGKILL %s holds temporary files %v; want one", out, left)
+	}
+	if code, _, errs := runCLI(t, smallArgs(out, "--requests", "100")...); code != 0 {
+		t.Fatalf("next run: exit %d: %s", code, errs)
+	}
+	if left := tempFiles(out); len(left) != 0 {
+		t.Errorf("the next run left %v in place", left)
+	}
+}
+
+// TestValidateExperimentStopOnSignal is issue 7 bug 11: `validate` and
+// `experiment` stop on Ctrl-C with one line and exit 1.
+// Before the fix SIGINT killed them (exit by signal, no message).
+func TestValidateExperimentStopOnSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	for _, args := range [][]string{
+		{"validate", "--method", "pr", "--b-short", "4096", "--requests", "5000000"},
+		{"experiment", "fleetopt-table5", "--requests", "5000000"},
+	} {
+		cmd, errb := startCLI(t, args...)
+		time.Sleep(1500 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGINT)
+		code := waitExit(t, cmd)
+		line := strings.TrimRight(errb.String(), "\n")
+		if code != 1 || strings.Contains(line, "\n") || !strings.Contains(line, "interrupted by SIGINT") {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and one line 'interrupted by SIGINT'", args, code, errb.String())
+		}
+	}
+}
