@@ -38,6 +38,49 @@ type PoolConfig struct {
 	Profile     string          `json:"profile,omitempty" yaml:"profile,omitempty"`
 	ProfileName string          `json:"profile_name,omitempty" yaml:"profile_name,omitempty"`
 	Override    *EngineOverride `json:"override,omitempty" yaml:"-"`
+	// MaxSeqs and KVBlocks override the catalog's slot rule (0 = keep it):
+	// the vLLM-style configuration in which max_seqs is only a cap on the
+	// running sequences (vLLM's max_num_seqs) and kv_blocks (16-token
+	// blocks per instance) is the real budget, so the KV cache can run out
+	// and the engine preempts (docs/fleet.md "KV-bound pools").
+	MaxSeqs  int `json:"max_seqs,omitempty" yaml:"max_seqs,omitempty"`
+	KVBlocks int `json:"kv_blocks,omitempty" yaml:"kv_blocks,omitempty"`
+	// Model and TP make the pool's instance a tensor-parallel group of TP
+	// GPUs (GPU a catalog specification) serving a catalog model, with a
+	// profile computed from the specifications (catalog.InstanceName; TP 0
+	// = the smallest that fits). Spec names a catalog profile file and
+	// Model may name a Hugging Face config.json; the CLI reads such files
+	// into Instance (sim does no I/O). See docs/catalog.md.
+	Model    string       `json:"model,omitempty" yaml:"model,omitempty"`
+	TP       int          `json:"tp,omitempty" yaml:"tp,omitempty"`
+	Spec     string       `json:"spec,omitempty" yaml:"spec,omitempty"`
+	Instance *catalog.GPU `json:"instance,omitempty" yaml:"-"`
+}
+
+// slots returns the pool's sequences per instance: MaxSeqs when set, else
+// the catalog's slot rule.
+func (p PoolConfig) slots(g catalog.GPU) int {
+	if p.MaxSeqs > 0 {
+		return p.MaxSeqs
+	}
+	return g.Slots(p.MaxContext)
+}
+
+// InstanceProfile returns the pool's instance profile: Instance when set, else the
+// computed profile of GPU/Model/tpTP when Model is set, else the catalog
+// profile named GPU.
+func (p PoolConfig) InstanceProfile() (catalog.GPU, error) {
+	switch {
+	case p.Instance != nil:
+		return *p.Instance, nil
+	case p.Model != "" && p.TP > 0:
+		return catalog.LookupGPU(catalog.InstanceName(p.GPU, p.Model, p.TP))
+	case p.Model != "":
+		return catalog.LookupGPU(p.GPU + "/" + p.Model)
+	case p.TP != 0:
+		return catalog.GPU{}, fmt.Errorf("tp = %d: needs a model (tp applies to a computed GPU/model instance)", p.TP)
+	}
+	return catalog.LookupGPU(p.GPU)
 }
 
 // RouterConfig selects and tunes the router: the router package's one
@@ -176,9 +219,12 @@ func (c *Config) Validate() error {
 			return bad(f+".name", p.Name, "duplicate pool name (also pools[%d]); names must be unique", j)
 		}
 		seen[p.Name] = i
-		g, err := catalog.LookupGPU(p.GPU)
+		g, err := p.InstanceProfile()
 		if err != nil {
-			return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s)", strings.Join(catalog.GPUNames(), ", "))
+			if p.Model == "" && p.TP == 0 && !strings.Contains(p.GPU, "/") {
+				return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s, or GPU/MODEL/tpN)", strings.Join(catalog.GPUNames(), ", "))
+			}
+			return bad(f+".gpu", p.GPU, "%s", err)
 		}
 		if g, err = g.WithSlotRule(p.SlotRule); err != nil {
 			return bad(f+".slot_rule", p.SlotRule, "allowed: %s", strings.Join(catalog.SlotRules(), ", "))
@@ -196,6 +242,15 @@ func (c *Config) Validate() error {
 			return bad(f+".max_ctx", p.MaxContext,
 				"exceeds the KV budget of one %s instance (%d blocks of %d tokens = %d tokens)",
 				g.Name, g.KVBlocks, g.BlockTokens, g.KVBlocks*g.BlockTokens)
+		}
+		if p.MaxSeqs < 0 || p.MaxSeqs > 1<<20 {
+			return bad(f+".max_seqs", p.MaxSeqs, "must be in [1, %d] (0 = the catalog's slot rule)", 1<<20)
+		}
+		if p.KVBlocks < 0 || p.KVBlocks > 1<<30 {
+			return bad(f+".kv_blocks", p.KVBlocks, "must be in [1, %d] (0 = the GPU's KV budget)", 1<<30)
+		}
+		if p.KVBlocks > 0 && (p.MaxContext-2)/g.BlockTokens+1 > p.KVBlocks {
+			return bad(f+".kv_blocks", p.KVBlocks, "one request of max_ctx %d tokens needs %d blocks of %d tokens", p.MaxContext, (p.MaxContext-2)/g.BlockTokens+1, g.BlockTokens)
 		}
 		if p.Dispatch != "" && !slices.Contains(dispatchNames, p.Dispatch) {
 			return bad(f+".dispatch", p.Dispatch, "allowed: %s", strings.Join(dispatchNames, ", "))
@@ -215,7 +270,7 @@ func (c *Config) Validate() error {
 	rp := make([]router.Pool, len(c.Pools))
 	for i, p := range c.Pools {
 		g, _ := p.gpu()
-		rp[i] = router.Pool{Name: p.Name, MaxContext: p.MaxContext, GPUs: p.Count, Slots: g.Slots(p.MaxContext)}
+		rp[i] = router.Pool{Name: p.Name, MaxContext: p.MaxContext, GPUs: p.Count, Slots: p.slots(g)}
 	}
 	sort.SliceStable(rp, func(i, j int) bool { return rp[i].MaxContext < rp[j].MaxContext })
 	if _, err := newRouter(c.Router, rp, c.Seed); err != nil {

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -86,6 +86,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return badInput("unexpected argument %q (run 'fleetsim fit --help')", fs.Arg(0))
 	}
+	if err := onlyWith(fs, f.fromSim, "--from-sim", "gpu", "timing", "batches", "max-ctx", "in", "out-tokens"); err != nil {
+		return err
+	}
 	if f.format != "text" && f.format != "json" {
 		return badInput("--format %q: allowed: text, json", f.format)
 	}
@@ -139,12 +142,11 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 type fitPoint struct{ x, y float64 }
 
 func fitBench(f fitFlags) ([]variants.Profile, [][]fitPoint, error) {
-	file, err := os.Open(f.bench)
+	data, err := readInput("--bench", f.bench, maxBenchBytes)
 	if err != nil {
-		return nil, nil, badInput("--bench %q: %s", f.bench, oneLine(rootCause(err)))
+		return nil, nil, badInput("%s", oneLine(err))
 	}
-	defer file.Close()
-	groups, err := variants.ReadBench(file)
+	groups, err := variants.ReadBench(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, badInput("--bench %q: %s", f.bench, oneLine(err))
 	}

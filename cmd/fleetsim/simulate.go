@@ -126,7 +126,7 @@ exits with status 2, one line on stderr, and writes no file.
 Flags:
 `)
 	fmt.Fprint(w, fs.FlagUsagesWrapped(100))
-	fmt.Fprintf(w, "\nGPUs: %s. See docs/cli.md for the scenario file format and the Parquet schema.\n",
+	fmt.Fprintf(w, "\nGPUs: %s, or a computed instance GPU/MODEL/tpN (fleetsim catalog; docs/catalog.md). See docs/cli.md for the scenario file format and the Parquet schema.\n",
 		strings.Join(catalog.GPUNames(), ", "))
 }
 
@@ -442,6 +442,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		if err := export.WriteTable(stdout, sum); err != nil {
 			return err
 		}
+		writePoolGPUsNote(stdout, cfg.Pools) // computed TP instances (poolspec.go)
 		fmt.Fprintln(stdout)
 		if v := export.OSDVerdictLine(sum); v != "" {
 			fmt.Fprintf(stdout, "%s\n\n", v)

@@ -100,7 +100,7 @@ func TestValidateBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--gpu", "tpu"}, `--gpu "tpu": unknown (allowed: a100`},
+		{[]string{"--gpu", "tpu"}, `--gpu "tpu": unknown GPU "tpu" (allowed: a100`},
 		{[]string{"--gpu-long", "tpu"}, `--gpu-long "tpu": unknown`},
 		{[]string{"--rate", "-1"}, "--rate -1: must be in [1e-06, 1e+09]"},
 		{[]string{"--rate", "abc"}, `invalid argument "abc"`},

@@ -26,11 +26,18 @@ type GPU struct {
 	BlockTokens int     // tokens per KV block (16)
 	CostPerHour float64 // price of one instance, USD per hour
 	Source      string  // where the constants come from
+	// TP is the GPUs of one instance for a computed profile (pools report
+	// GPUs = instances × TP); 0 for the hand-written profiles, which are
+	// priced and counted per "GPU" as the papers do (docs/catalog.md).
+	TP int
 	// SlotRule selects Slots' rule: "" or SlotRuleScaled (below), or
 	// SlotRuleCapped, the token-budget paper's N_seq (slotrule.go). Catalog
 	// profiles leave it empty; WithSlotRule sets it.
 	SlotRule string
 }
+
+// GPUsPerInstance returns TP, or 1 for a profile that does not state it.
+func (g GPU) GPUsPerInstance() int { return max(g.TP, 1) }
 
 // catalog is keyed by lower-case name.
 var catalog = map[string]GPU{
@@ -61,10 +68,21 @@ var catalog = map[string]GPU{
 }
 
 // LookupGPU returns the catalog profile with the given name (case-insensitive).
+//
+// A name GPU/MODEL/tpN (or GPU/MODEL, which picks the smallest TP that
+// fits) is a computed profile: the GPU's specification and the model's
+// geometry through Instance.Profile, e.g. "h100/llama-3.1-70b/tp4".
 func LookupGPU(name string) (GPU, error) {
+	if strings.Contains(name, "/") {
+		in, err := ParseInstanceName(name)
+		if err != nil {
+			return GPU{}, err
+		}
+		return in.Profile()
+	}
 	g, ok := catalog[strings.ToLower(name)]
 	if !ok {
-		return GPU{}, fmt.Errorf("unknown GPU %q (allowed: %s)", name, strings.Join(GPUNames(), ", "))
+		return GPU{}, fmt.Errorf("unknown GPU %q (allowed: %s, or GPU/MODEL/tpN)", name, strings.Join(GPUNames(), ", "))
 	}
 	return g, nil
 }

@@ -19,6 +19,28 @@ type Model struct {
 	KVBytes     float64 `json:"kv_bytes"`     // bytes per cached element (2 = fp16/bf16, 1 = fp8)
 	WeightBytes float64 `json:"weight_bytes"` // all weights, bytes (split over TP GPUs)
 	Source      string  `json:"source,omitempty"`
+
+	// Architecture, used by computed profiles (Instance.Profile); zero
+	// when unknown (the KV-only models of a --models file).
+	Hidden        int     `json:"hidden,omitempty"`         // hidden size d_model
+	Heads         int     `json:"heads,omitempty"`          // attention (query) heads
+	Vocab         int     `json:"vocab,omitempty"`          // vocabulary size
+	Params        float64 `json:"params,omitempty"`         // all parameters
+	ActiveParams  float64 `json:"active_params,omitempty"`  // parameters used per token (MoE: shared + active experts); 0 = Params
+	Experts       int     `json:"experts,omitempty"`        // routed experts per MoE layer (0 = dense)
+	ActiveExperts int     `json:"active_experts,omitempty"` // experts each token is routed to
+	// KVNote explains a KV geometry that is an equivalent rather than the
+	// attention's own (DeepSeek's MLA latent cache).
+	KVNote string `json:"kv_note,omitempty"`
+}
+
+// Active returns the parameters read per token: ActiveParams, or Params for
+// a dense model.
+func (m Model) Active() float64 {
+	if m.ActiveParams > 0 {
+		return m.ActiveParams
+	}
+	return m.Params
 }
 
 // KVBytesPerToken returns 2·n_l·n_h·d_h·b (keys and values), bytes per token
@@ -46,6 +68,14 @@ func (m Model) Validate() error {
 		return fmt.Errorf("model %q: kv_bytes %v must be in (0, %g] (2 = fp16, 1 = fp8)", m.Name, m.KVBytes, float64(MaxKVBytes))
 	case !(m.WeightBytes >= 0 && m.WeightBytes <= MaxWeightBytes):
 		return fmt.Errorf("model %q: weight_bytes %v must be in [0, %g]", m.Name, m.WeightBytes, float64(MaxWeightBytes))
+	case m.Hidden < 0 || m.Heads < 0 || m.Vocab < 0 || m.Experts < 0 || m.ActiveExperts < 0:
+		return fmt.Errorf("model %q: hidden, heads, vocab, experts and active_experts must be >= 0", m.Name)
+	case !(m.Params >= 0) || math.IsInf(m.Params, 0) || !(m.ActiveParams >= 0) || math.IsInf(m.ActiveParams, 0):
+		return fmt.Errorf("model %q: params %v and active_params %v must be finite and >= 0", m.Name, m.Params, m.ActiveParams)
+	case m.ActiveParams > m.Params:
+		return fmt.Errorf("model %q: active_params %v exceeds params %v", m.Name, m.ActiveParams, m.Params)
+	case m.ActiveExperts > m.Experts:
+		return fmt.Errorf("model %q: active_experts %d exceeds experts %d", m.Name, m.ActiveExperts, m.Experts)
 	}
 	return nil
 }
@@ -60,27 +90,6 @@ const (
 	MaxKVBytes     = 8    // bytes per KV element (fp64)
 	MaxWeightBytes = 1e15 // 1 PB
 )
-
-// models is the built-in model catalog, keyed by lower-case name.
-var models = map[string]Model{
-	"llama-3-70b": {
-		Name: "llama-3-70b", Layers: 80, KVHeads: 8, HeadDim: 128, KVBytes: 2, WeightBytes: 70.6e9 * 2,
-		Source: "Llama-3-70B config (80 layers, 8 KV heads, head dim 128), bf16: 327,680 B/token (FleetOpt §2.2 '320 KB')",
-	},
-	// The token-budget paper (§4.7) states 23.5 KB per token per GPU at TP=8,
-	// which is 2·94·4·128·2 B / 8: 2-byte KV elements (fp8 weights). That is
-	// the figure behind its 676 sequences at 8K; this entry reproduces it.
-	"qwen3-235b-a22b": {
-		Name: "qwen3-235b-a22b", Layers: 94, KVHeads: 4, HeadDim: 128, KVBytes: 2, WeightBytes: 235e9,
-		Source: "token-budget paper §4.7: 94 layers, 4 KV heads, d_h 128, fp8 weights (235 GB); 23.5 KB/token/GPU at TP=8 implies 2-byte KV",
-	},
-	// With an fp8 KV cache (1 byte per element) the same node holds twice as
-	// many sequences (1,353 at 8K).
-	"qwen3-235b-a22b-fp8kv": {
-		Name: "qwen3-235b-a22b-fp8kv", Layers: 94, KVHeads: 4, HeadDim: 128, KVBytes: 1, WeightBytes: 235e9,
-		Source: "as qwen3-235b-a22b with an fp8 (1-byte) KV cache",
-	},
-}
 
 // LookupModel returns the catalog model of that name (case-insensitive).
 func LookupModel(name string) (Model, error) {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/occupancy"
 	"github.com/fleetsim/fleetsim/pools/queueing"
 )
 
@@ -176,30 +177,37 @@ func (c Config) Validate() error {
 
 // PoolPlan is one sized pool. JSON keys are part of the CLI contract.
 type PoolPlan struct {
-	Name         string  `json:"name"`            // "short", "long" or "homogeneous"
-	GPU          string  `json:"gpu"`             // catalog name
-	MaxCtx       int     `json:"max_ctx"`         // max context, tokens
-	Slots        int     `json:"slots"`           // sequences per GPU at MaxCtx
-	SliceLo      int     `json:"slice_lo"`        // calibration slice (lo, hi], tokens
-	SliceHi      int     `json:"slice_hi"`        //
-	ArrivalRate  float64 `json:"arrival_rate"`    // λ_p, requests/s
-	MuGPU        float64 `json:"mu_gpu"`          // n_slots/E[S], requests/s per GPU
-	MeanServiceS float64 `json:"mean_service_s"`  // E[S], s
-	Cs2          float64 `json:"cs2"`             // Var[S]/E[S]²
-	GPUs         int     `json:"gpus"`            // planned GPU count
-	GPUsByRhoMax int     `json:"gpus_by_rho_max"` // ceil(λ/(ρ_max μ_gpu))
-	Utilization  float64 `json:"utilization"`     // λ/(GPUs·μ_gpu)
-	P99WaitS     float64 `json:"p99_wait_s"`      // Kimura P99 wait at GPUs, s
-	P99PrefillS  float64 `json:"p99_prefill_s"`   // prefill of the P99-length request at the operating point, s
-	IterS        float64 `json:"iter_s"`          // iteration time at the operating point, s
-	P99TTFTS     float64 `json:"p99_ttft_s"`      // P99 wait + P99 prefill + one iteration, s
-	ProfilerGPUs int     `json:"profiler_gpus"`   // token-budget profiler ceil(λ/μ·β)
+	Name         string  `json:"name"`                    // "short", "long" or "homogeneous"
+	GPU          string  `json:"gpu"`                     // catalog name
+	MaxCtx       int     `json:"max_ctx"`                 // max context, tokens
+	Slots        int     `json:"slots"`                   // sequences per GPU at MaxCtx
+	SliceLo      int     `json:"slice_lo"`                // calibration slice (lo, hi], tokens
+	SliceHi      int     `json:"slice_hi"`                //
+	ArrivalRate  float64 `json:"arrival_rate"`            // λ_p, requests/s
+	MuGPU        float64 `json:"mu_gpu"`                  // n_slots/E[S], requests/s per GPU
+	MeanServiceS float64 `json:"mean_service_s"`          // E[S], s
+	Cs2          float64 `json:"cs2"`                     // Var[S]/E[S]²
+	GPUs         int     `json:"gpus"`                    // planned GPU count (instances of the profile)
+	TP           int     `json:"tp,omitempty"`            // GPUs per instance of a computed profile (0: the profile does not state it)
+	PhysicalGPUs int     `json:"physical_gpus,omitempty"` // GPUs × TP for a computed profile
+	GPUsByRhoMax int     `json:"gpus_by_rho_max"`         // ceil(λ/(ρ_max μ_gpu))
+	Utilization  float64 `json:"utilization"`             // λ/(GPUs·μ_gpu)
+	P99WaitS     float64 `json:"p99_wait_s"`              // Kimura P99 wait at GPUs, s
+	P99PrefillS  float64 `json:"p99_prefill_s"`           // prefill of the P99-length request at the operating point, s
+	IterS        float64 `json:"iter_s"`                  // iteration time at the operating point, s
+	P99TTFTS     float64 `json:"p99_ttft_s"`              // P99 wait + P99 prefill + one iteration, s
+	ProfilerGPUs int     `json:"profiler_gpus"`           // token-budget profiler ceil(λ/μ·β)
 	USDPerHour   float64 `json:"usd_per_gpu_hour"`
 	AnnualUSD    float64 `json:"annual_cost_usd"`
 	// Mix lists the traffic components the pool was calibrated on when it
 	// is not one plain slice (short-calibration mix): slices, their share
 	// of the pool's requests and, for the C&R band, the budget B.
 	Mix []MixPart `json:"mix,omitempty"`
+	// GPUsPaper and Occupancy are set under the occupancy service model
+	// (Planner.ApplyOccupancy): the paper model's count and the occupancy
+	// model's prediction at GPUs.
+	GPUsPaper int                   `json:"gpus_paper,omitempty"`
+	Occupancy *occupancy.Prediction `json:"occupancy,omitempty"`
 
 	stats ServiceStats
 }
@@ -254,6 +262,9 @@ type Plan struct {
 	InputFraction    float64      `json:"input_fraction"`
 	ChunkTokens      int          `json:"chunk_tokens"`
 	Methods          []MethodPlan `json:"methods"`
+	// ServiceModel is ServiceOccupancy after Planner.ApplyOccupancy; empty
+	// for the paper model.
+	ServiceModel string `json:"service_model,omitempty"`
 }
 
 // Planner sizes fleets for one workload CDF. It caches calibrations, so a
@@ -485,6 +496,9 @@ func (pl *Planner) sizePool(name string, long bool, ctx int, parts partList, lam
 		p.ProfilerGPUs = int(math.Ceil(lambda / st.MuGPU * headroom * (1 - 1e-12)))
 	}
 	p.AnnualUSD = float64(p.GPUs) * g.CostPerHour * HoursPerYear
+	if g.TP > 0 {
+		p.TP, p.PhysicalGPUs = g.TP, p.GPUs*g.TP
+	}
 	return p, nil
 }
 

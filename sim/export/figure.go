@@ -25,7 +25,8 @@ type Figure struct {
 	YLabel string
 	// LogX draws the x axis on a log scale (all X must be > 0).
 	LogX bool
-	// LogY draws the y axis on a log scale; points with Y <= 0 are left out.
+	// LogY draws the y axis on a log scale; points with Y <= 0 are left
+	// out.
 	LogY bool
 	// XTicks, when set, labels the x values 0, 1, … (a categorical axis).
 	XTicks []string
@@ -120,6 +121,7 @@ func (f Figure) Render(format string) ([]byte, error) {
 	if f.YFromZero {
 		p.Y.Min = math.Min(p.Y.Min, 0)
 	}
+	legendRoom(p)
 	wt, err := p.WriterTo(figureWidth, figureHeight, format)
 	if err != nil {
 		return nil, err

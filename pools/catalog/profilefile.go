@@ -1,0 +1,193 @@
+package catalog
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ProfileFile is a catalog profile file (YAML): either the constants of a
+// profile, or the specifications it is computed from. Exactly one of
+// Constants and (GPU or GPUSpec) is given. Examples: docs/catalog.md.
+type ProfileFile struct {
+	Name      string     `yaml:"name"`      // profile name (default: the file's or the instance's)
+	Constants *Constants `yaml:"constants"` // hand-written constants
+
+	GPU       string      `yaml:"gpu"`        // catalog GPU specification (HardwareNames) ...
+	GPUSpec   *Hardware   `yaml:"gpu_spec"`   // ... or an inline one
+	Model     string      `yaml:"model"`      // catalog model (ModelNames) ...
+	ModelSpec *Model      `yaml:"model_spec"` // ... or an inline one ...
+	HFConfig  string      `yaml:"hf_config"`  // ... or a Hugging Face config.json (path relative to the profile file)
+	TP        int         `yaml:"tp"`         // GPUs per instance (0: smallest of 1, 2, 4, 8 that fits)
+	Util      *float64    `yaml:"util"`       // usable memory fraction (default DefaultUtil)
+	ReserveGB *float64    `yaml:"reserve_gb"` // runtime reserve per GPU, GB (default DefaultReserveGB)
+	Eff       *Efficiency `yaml:"efficiency"` // roofline factors (default DefaultEfficiency)
+}
+
+// Constants are a profile's constants written by hand (GPU's fields).
+type Constants struct {
+	W           float64 `yaml:"w"`             // fixed iteration cost, s
+	H           float64 `yaml:"h"`             // per-sequence cost at calib_ctx tokens, s
+	KVBlocks    int     `yaml:"kv_blocks"`     // KV blocks per instance
+	MaxSlots    int     `yaml:"max_slots"`     // slots at calib_ctx (default: KV-limited)
+	CalibCtx    int     `yaml:"calib_ctx"`     // tokens (default 8192)
+	ChunkTokens int     `yaml:"chunk_tokens"`  // default 512
+	BlockTokens int     `yaml:"block_tokens"`  // default 16
+	CostPerHour float64 `yaml:"cost_per_hour"` // USD per instance-hour
+	TP          int     `yaml:"tp"`            // GPUs per instance (reporting only; default 1)
+}
+
+// ParseProfileFile reads a profile file and returns its profile. readFile
+// opens a path the file names (hf_config); pass nil to refuse such paths.
+func ParseProfileFile(data []byte, readFile func(path string) ([]byte, error)) (GPU, error) {
+	g, _, err := ParseProfileFileInstance(data, readFile)
+	return g, err
+}
+
+// ParseProfileFileInstance is ParseProfileFile that also returns the
+// instance a specification file was computed from (nil for constants).
+func ParseProfileFileInstance(data []byte, readFile func(path string) ([]byte, error)) (GPU, *Instance, error) {
+	var f ProfileFile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return GPU{}, nil, fmt.Errorf("profile file: empty")
+		}
+		return GPU{}, nil, fmt.Errorf("profile file: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil || !errors.Is(err, io.EOF) {
+		return GPU{}, nil, fmt.Errorf("profile file: holds more than one YAML document; want one")
+	}
+	specs := f.GPU != "" || f.GPUSpec != nil
+	if (f.Constants != nil) == specs {
+		return GPU{}, nil, fmt.Errorf("profile file: give either constants or gpu/gpu_spec (with model), not both or neither")
+	}
+	if f.Constants != nil {
+		g, err := f.Constants.profile(f.Name)
+		return g, nil, err
+	}
+	in, err := f.instance(readFile)
+	if err != nil {
+		return GPU{}, nil, err
+	}
+	g, err := in.Profile()
+	if err != nil {
+		return GPU{}, nil, fmt.Errorf("profile file: %w", err)
+	}
+	if f.Name != "" {
+		g.Name = f.Name
+	}
+	return g, &in, nil
+}
+
+func (f ProfileFile) instance(readFile func(string) ([]byte, error)) (Instance, error) {
+	var g Hardware
+	var err error
+	switch {
+	case f.GPU != "" && f.GPUSpec != nil:
+		return Instance{}, fmt.Errorf("profile file: give gpu or gpu_spec, not both")
+	case f.GPUSpec != nil:
+		g = *f.GPUSpec
+	default:
+		if g, err = LookupHardware(f.GPU); err != nil {
+			return Instance{}, fmt.Errorf("profile file: gpu: %w", err)
+		}
+	}
+	var m Model
+	switch n := btoi(f.Model != "") + btoi(f.ModelSpec != nil) + btoi(f.HFConfig != ""); {
+	case n != 1:
+		return Instance{}, fmt.Errorf("profile file: give exactly one of model, model_spec, hf_config")
+	case f.ModelSpec != nil:
+		m = *f.ModelSpec
+	case f.HFConfig != "":
+		if readFile == nil {
+			return Instance{}, fmt.Errorf("profile file: hf_config %s: files cannot be read here", f.HFConfig)
+		}
+		data, err := readFile(f.HFConfig)
+		if err != nil {
+			return Instance{}, fmt.Errorf("profile file: hf_config: %v", err)
+		}
+		name := strings.TrimSuffix(f.HFConfig[strings.LastIndex(f.HFConfig, "/")+1:], ".json")
+		if m, err = ParseHFConfig(name, data); err != nil {
+			return Instance{}, fmt.Errorf("profile file: hf_config: %w", err)
+		}
+	default:
+		if m, err = LookupModel(f.Model); err != nil {
+			return Instance{}, fmt.Errorf("profile file: model: %w", err)
+		}
+	}
+	if f.TP < 0 {
+		return Instance{}, fmt.Errorf("profile file: tp = %d: must be >= 1 (or 0 for the smallest that fits)", f.TP)
+	}
+	in, err := FitTP(g, m, f.TP, f.apply)
+	if err != nil {
+		return Instance{}, fmt.Errorf("profile file: %w", err)
+	}
+	return in, nil
+}
+
+func (f ProfileFile) apply(in *Instance) {
+	if f.Util != nil {
+		in.Util = *f.Util
+	}
+	if f.ReserveGB != nil {
+		in.ReserveGB = *f.ReserveGB
+	}
+	if f.Eff != nil {
+		in.Eff = *f.Eff
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// profile checks hand-written constants and fills their defaults.
+func (c Constants) profile(name string) (GPU, error) {
+	if name == "" {
+		name = "custom"
+	}
+	g := GPU{Name: name, Description: "constants from a profile file", W: c.W, H: c.H, KVBlocks: c.KVBlocks,
+		MaxSlots: c.MaxSlots, CalibCtx: c.CalibCtx, ChunkTokens: c.ChunkTokens, BlockTokens: c.BlockTokens,
+		CostPerHour: c.CostPerHour, TP: c.TP, Source: "profile file"}
+	if g.CalibCtx == 0 {
+		g.CalibCtx = CalibCtx
+	}
+	if g.ChunkTokens == 0 {
+		g.ChunkTokens = DefaultChunkTokens
+	}
+	if g.BlockTokens == 0 {
+		g.BlockTokens = DefaultBlockTokens
+	}
+	fin := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	switch {
+	case !(c.W > 0) || !fin(c.W):
+		return GPU{}, fmt.Errorf("profile file: constants.w = %v: must be a finite number of seconds > 0", c.W)
+	case !(c.H >= 0) || !fin(c.H):
+		return GPU{}, fmt.Errorf("profile file: constants.h = %v: must be a finite number of seconds >= 0", c.H)
+	case c.KVBlocks < 1 || c.KVBlocks > 1<<40:
+		return GPU{}, fmt.Errorf("profile file: constants.kv_blocks = %d: must be >= 1", c.KVBlocks)
+	case c.MaxSlots < 0 || c.MaxSlots > 1<<30:
+		return GPU{}, fmt.Errorf("profile file: constants.max_slots = %d: must be >= 0 (0: limited by KV only)", c.MaxSlots)
+	case g.CalibCtx < 1 || g.CalibCtx > 1<<30 || g.ChunkTokens < 1 || g.BlockTokens < 1 || g.BlockTokens > 1<<20:
+		return GPU{}, fmt.Errorf("profile file: constants: calib_ctx %d, chunk_tokens %d and block_tokens %d must be >= 1", c.CalibCtx, c.ChunkTokens, c.BlockTokens)
+	case !(c.CostPerHour >= 0) || !fin(c.CostPerHour):
+		return GPU{}, fmt.Errorf("profile file: constants.cost_per_hour = %v: must be a finite number >= 0", c.CostPerHour)
+	case c.TP < 0 || c.TP > MaxTP:
+		return GPU{}, fmt.Errorf("profile file: constants.tp = %d: must be 0 to %d", c.TP, MaxTP)
+	}
+	if g.MaxSlots == 0 {
+		g.MaxSlots = int((int64(g.KVBlocks)*int64(g.BlockTokens) + int64(g.CalibCtx) - 1) / int64(g.CalibCtx))
+	}
+	return g, nil
+}
