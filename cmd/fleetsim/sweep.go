@@ -106,7 +106,9 @@ func newSweepFlags() *sweepFlags {
 			fs.AddFlag(fl)
 		}
 	})
-	f.sim.fs = fs // simFlags.scenario reads Changed from the sweep's flag set
+	// f.sim.fs stays simulate's own set: the shared *pflag.Flag values are
+	// the same, so their Changed is seen there, while sweep's list flags
+	// named like simulate's (--b-short, --gamma, --router, --timing) are not.
 	return f
 }
 
