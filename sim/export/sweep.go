@@ -43,9 +43,9 @@ type SweepRow struct {
 	Completed        int64    `parquet:"completed"`
 	Rejected         int64    `parquet:"rejected"`
 	Preemptions      int64    `parquet:"preemptions"`
-	SlotUtilization  float64  `parquet:"slot_utilization"`
-	ArrivalRPS       float64  `parquet:"arrival_rps"`
-	ThroughputRPS    float64  `parquet:"throughput_rps"`
+	SlotUtilization  *float64 `parquet:"slot_utilization"`
+	ArrivalRPS       *float64 `parquet:"arrival_rps"`
+	ThroughputRPS    *float64 `parquet:"throughput_rps"`
 	TTFTP50S         *float64 `parquet:"ttft_p50_s"`
 	TTFTP90S         *float64 `parquet:"ttft_p90_s"`
 	TTFTP99S         *float64 `parquet:"ttft_p99_s"`
@@ -53,9 +53,9 @@ type SweepRow struct {
 	TPOTP99S         *float64 `parquet:"tpot_p99_s"`
 	E2EP99S          *float64 `parquet:"e2e_p99_s"`
 	QueueWaitP99S    *float64 `parquet:"queue_wait_p99_s"`
-	SLOAttainment    float64  `parquet:"slo_attainment"`
+	SLOAttainment    *float64 `parquet:"slo_attainment"`
 	BacklogOverload  bool     `parquet:"backlog_overloaded"`
-	BacklogGrowthRPS float64  `parquet:"backlog_growth_rps"`
+	BacklogGrowthRPS *float64 `parquet:"backlog_growth_rps"`
 	CostUSDPerHour   float64  `parquet:"cost_usd_per_hour"`
 	USDPerMillion    *float64 `parquet:"usd_per_million_requests"`
 	OSDFired         bool     `parquet:"osd_fired"`
@@ -80,11 +80,11 @@ func NewSweepRow(r *sweep.Row) SweepRow {
 		Fleet: r.Fleet, PoolIndex: int32(r.PoolIndex), Pool: r.Pool, GPU: r.GPU,
 		GPUs: int32(m.GPUs), MaxCtx: int32(r.MaxCtx), Slots: int32(m.Slots),
 		Arrived: m.Arrived, Completed: m.Completed, Rejected: m.Rejected, Preemptions: m.Preemptions,
-		SlotUtilization: m.SlotUtilization, ArrivalRPS: m.ArrivalRPS, ThroughputRPS: m.ThroughputRPS,
+		SlotUtilization: nullable(m.SlotUtilization), ArrivalRPS: nullable(m.ArrivalRPS), ThroughputRPS: nullable(m.ThroughputRPS),
 		TTFTP50S: nullable(m.TTFT.P50), TTFTP90S: nullable(m.TTFT.P90), TTFTP99S: nullable(m.TTFT.P99),
 		TPOTP50S: nullable(m.TPOT.P50), TPOTP99S: nullable(m.TPOT.P99),
 		E2EP99S: nullable(m.E2E.P99), QueueWaitP99S: nullable(m.QueueWait.P99),
-		SLOAttainment: m.SLOAttainment, BacklogOverload: m.Overloaded, BacklogGrowthRPS: m.BacklogGrowth,
+		SLOAttainment: nullable(m.SLOAttainment), BacklogOverload: m.Overloaded, BacklogGrowthRPS: nullable(m.BacklogGrowth),
 		CostUSDPerHour: r.CostUSDPerHour, USDPerMillion: nullable(r.USDPerMillion()),
 		OSDFired: r.OSD.Fired, OSDTimeS: nullable(r.OSD.AtS), SimTimeS: r.SimTimeS,
 	}
