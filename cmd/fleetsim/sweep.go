@@ -160,6 +160,8 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	if fi, err := os.Stat(f.out); err == nil && !fi.IsDir() {
 		return badInput("--out %q: exists and is not a directory", f.out)
+	} else if _, lerr := os.Lstat(f.out); err != nil && lerr == nil {
+		return badInput("--out %q: a symbolic link to nothing (%v); give a directory", f.out, err)
 	}
 	if f.workers < 0 {
 		return badInput("--workers %d: must be >= 0 (0: GOMAXPROCS)", f.workers)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,5 +21,20 @@ func TestSweepBShortGammaAxes(t *testing.T) {
 		if code != 0 {
 			t.Errorf("%v: exit %d, stderr %q; want 0", extra, code, stderr)
 		}
+	}
+}
+
+// TestSweepOutDanglingSymlink: --out naming a dangling symbolic link is bad
+// input (exit 2, one line), not an I/O failure (it was exit 1 "mkdir: file
+// exists").
+func TestSweepOutDanglingSymlink(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "dang")
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), out); err != nil {
+		t.Skip(err)
+	}
+	code, _, stderr := runCLI(t, sweepArgs(out, "--rates", "5", "--requests", "50", "--no-plots")...)
+	if code != 2 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--out") {
+		t.Errorf("exit %d, stderr %q; want 2 and one line naming --out", code, stderr)
 	}
 }
