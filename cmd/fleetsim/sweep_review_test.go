@@ -38,3 +38,20 @@ func TestSweepOutDanglingSymlink(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and one line naming --out", code, stderr)
 	}
 }
+
+// TestSweepFileStrict: a sweep file that says a key twice, holds a second
+// YAML document or an unknown top-level key is refused with one plain line
+// (duplicates and extra documents were silently accepted).
+func TestSweepFileStrict(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{"grid:\n  rate: [5]\n  rate: [10]\n", `grid key "rate" given twice`},
+		{"grid:\n  rate: [5]\n---\ngrid:\n  rate: [10]\n", "one YAML document"},
+		{"duration_s: 1\nduration_s: 2\n", "already defined"},
+		{"grid:\n  rate: [5]\nbogus: 1\n", "unknown key bogus (allowed: scenario, preset, duration_s, grid)"},
+	} {
+		_, err := decodeSweepFile([]byte(tc.doc))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "struct") {
+			t.Errorf("%q: error %v; want one containing %q", tc.doc, err, tc.want)
+		}
+	}
+}

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -25,6 +28,10 @@ type sweepFileSpec struct {
 	durationS float64
 	axes      [][2]string // key, values as a flag would give them
 }
+
+// unknownSweepKey matches yaml's error for a top-level key the file may not
+// hold: the line and the key.
+var unknownSweepKey = regexp.MustCompile(`line (\d+): field (\S+) not found in type`)
 
 // loadSweepFile reads and decodes a sweep file; errors are one line naming
 // the file.
@@ -59,7 +66,16 @@ func decodeSweepFile(data []byte) (sweepFileSpec, error) {
 		if strings.Contains(err.Error(), "cannot unmarshal") && !strings.Contains(err.Error(), "field") {
 			return sweepFileSpec{}, fmt.Errorf("not a YAML mapping of sweep keys (want scenario, preset, duration_s, grid)")
 		}
+		if m := unknownSweepKey.FindStringSubmatch(err.Error()); m != nil {
+			return sweepFileSpec{}, fmt.Errorf("line %s: unknown key %s (allowed: scenario, preset, duration_s, grid)", m[1], m[2])
+		}
 		return sweepFileSpec{}, err
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return sweepFileSpec{}, fmt.Errorf("line %d: a sweep file is one YAML document (found a second)", extra.Line)
+	} else if !errors.Is(err, io.EOF) {
+		return sweepFileSpec{}, fmt.Errorf("after the first document (a sweep file is one YAML document): %v", err)
 	}
 	s := sweepFileSpec{scenario: top.Scenario, preset: top.Preset, durationS: top.DurationS}
 	g := &top.Grid
@@ -69,8 +85,13 @@ func decodeSweepFile(data []byte) (sweepFileSpec, error) {
 	if g.Kind != yaml.MappingNode {
 		return s, fmt.Errorf("line %d: grid must be a mapping of key: values", g.Line)
 	}
+	seen := map[string]bool{}
 	for i := 0; i+1 < len(g.Content); i += 2 {
 		k, v := g.Content[i], g.Content[i+1]
+		if seen[k.Value] {
+			return s, fmt.Errorf("line %d: grid key %q given twice", k.Line, k.Value)
+		}
+		seen[k.Value] = true
 		var vals string
 		switch v.Kind {
 		case yaml.ScalarNode:
