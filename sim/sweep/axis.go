@@ -148,7 +148,7 @@ func parseRange(key, spec string) ([]string, error) {
 	}
 	n := math.Floor((stop-start)/step+1e-9) + 1
 	if n > MaxRangeValues {
-		return nil, fmt.Errorf("%s %q: expands to %.0f values; at most %d", key, spec, n, MaxRangeValues)
+		return nil, fmt.Errorf("%s %q: expands to %.4g values; at most %d", key, spec, n, MaxRangeValues)
 	}
 	vals := make([]string, int(n))
 	for k := range vals {
@@ -169,11 +169,12 @@ func checkValue(base, v string) error {
 		}
 	case KeyCount, KeyBShort, KeySeed:
 		x, _ := strconv.ParseFloat(v, 64)
-		if x != math.Trunc(x) || x < 0 || x > 1<<53 {
-			return fmt.Errorf("must be a whole number >= 0")
+		least := 1.0
+		if base == KeySeed {
+			least = 0
 		}
-		if base != KeySeed && x < 1 {
-			return fmt.Errorf("must be >= 1")
+		if x != math.Trunc(x) || x < least || x > 1<<53 {
+			return fmt.Errorf("must be a whole number >= %g", least)
 		}
 	}
 	return nil

@@ -49,7 +49,7 @@ func TestParseAxisErrors(t *testing.T) {
 		{"rate.short", "1", "only count and gpu take a pool name"},
 		{"count.", "1", "empty pool name"},
 		{"count", "1.5", "whole number"},
-		{"count", "0", "must be >= 1"},
+		{"count", "0", "must be a whole number >= 1"},
 		{"router", "a:b:c", "needs a numeric key"},
 		{"rate", "", "no values"},
 	} {
