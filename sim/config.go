@@ -73,6 +73,8 @@ func (p PoolConfig) InstanceProfile() (catalog.GPU, error) {
 	switch {
 	case p.Instance != nil:
 		return *p.Instance, nil
+	case p.TP < 0:
+		return catalog.GPU{}, fmt.Errorf("tp = %d: must be >= 1 GPUs per instance (or absent: the smallest that fits)", p.TP)
 	case p.Model != "" && p.TP > 0:
 		return catalog.LookupGPU(catalog.InstanceName(p.GPU, p.Model, p.TP))
 	case p.Model != "":
@@ -221,7 +223,7 @@ func (c *Config) Validate() error {
 		seen[p.Name] = i
 		g, err := p.InstanceProfile()
 		if err != nil {
-			if p.Model == "" && p.TP == 0 && !strings.Contains(p.GPU, "/") {
+			if _, spec := catalog.LookupHardware(p.GPU); p.Model == "" && p.TP == 0 && !strings.Contains(p.GPU, "/") && spec != nil {
 				return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s, or GPU/MODEL/tpN)", strings.Join(catalog.GPUNames(), ", "))
 			}
 			return bad(f+".gpu", p.GPU, "%s", err)

@@ -14,6 +14,7 @@ const (
 	maxScenarioBytes = 1 << 20  // --config, 1 MiB
 	maxPlanBytes     = 16 << 20 // --plan, 16 MiB
 	maxModelsBytes   = 1 << 20  // plan --models, 1 MiB
+	maxSpecBytes     = 1 << 20  // catalog profile files and Hugging Face config.json, 1 MiB
 	maxPromptBytes   = 16 << 20 // compress FILE, 16 MiB
 )
 
@@ -27,6 +28,17 @@ func readInput(flag, path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %s", flag, le.Error())
 	case err != nil:
 		return nil, fmt.Errorf("%s %s: %s", flag, path, oneLine(err))
+	}
+	return data, nil
+}
+
+// readSpecInput reads a catalog profile file or config.json of at most
+// maxSpecBytes (an endless /dev/zero is an error, not an out-of-memory
+// crash).
+func readSpecInput(path string) ([]byte, error) {
+	data, err := workload.ReadFileLimit(path, maxSpecBytes)
+	if err != nil {
+		return nil, errors.New(oneLine(err))
 	}
 	return data, nil
 }

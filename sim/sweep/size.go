@@ -1,6 +1,6 @@
-// Package sweep holds the searches and grids that need the simulator:
-// here, the smallest fleet that meets latency targets in simulation
+// This file: the smallest fleet that meets latency targets in simulation
 // (`fleetsim size`, docs/experiments.md "Sizing by simulation").
+
 package sweep
 
 import (
