@@ -96,6 +96,9 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case *seeds < 1:
 		return badInput("--seeds %d: must be >= 1 (every seed must meet every target)", *seeds)
+	case *requests < 100:
+		// The library reads 0 as its default; on the command line 0 is a mistake.
+		return badInput("--requests %d: must be >= 100 measured requests per pool", *requests)
 	case !(*rhoMax > 0 && *rhoMax < 1):
 		return badInput("--rho-max %v: must be in (0, 1)", *rhoMax)
 	case *gamma < 1 || math.IsNaN(*gamma):

@@ -17,6 +17,10 @@ func TestSizeBadInput(t *testing.T) {
 		{[]string{"--method", "spillover"}, "--method"},
 		{[]string{"--format", "xml"}, "--format"},
 		{[]string{"--util-cap", "2"}, "--util-cap"},
+		// --requests 0 used to reach the library, which reads 0 as "default"
+		// and ran 50,000 requests per pool (review7).
+		{[]string{"--requests", "0"}, "--requests 0"},
+		{[]string{"--seeds", "1e9"}, "--seeds"},
 	} {
 		code, _, errs := runCLI(t, append([]string{"size"}, tt.args...)...)
 		if code != 2 || !strings.Contains(errs, tt.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {

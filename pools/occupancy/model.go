@@ -98,7 +98,7 @@ func (p Pool) validate() error {
 //     of waitFactor (Kimura's (1+C_s²)/2 above C_s² = 1, the
 //     Cosmetatos–Tijms M/D/c interpolation below); a request that finds a free slot waits the residual
 //     of its GPU's current iteration, uniform on (0, t(r̄)), unless a GPU
-//     is idle (P(J < G));
+//     is idle (probability P(J < G)/P(J < G·N) given a free slot);
 //   - TTFT = wait + the m = ceil(L_in/C) prefill iterations, each costing
 //     W + H_seq + (H_seq + P·π̄)·r' + H_kv·(K' + own context), where r' and
 //     K' are the other sequences on the GPU and the KV tokens they hold:
@@ -154,9 +154,14 @@ func (p Pool) Predict() (Prediction, error) {
 		rFree = mj / G
 		varFree = math.Max(0, m2/mass-mj*mj) / (G * G)
 	}
+	// P(some GPU idle | a free slot) = P(J < G)/P(J < G·N): the free-slot
+	// branch of the tails is already weighted by 1 − P(wait).
 	idle := 0.0
 	for j := 0; j < min(p.GPUs, full); j++ {
 		idle += ch.P[j]
+	}
+	if mass > 0 {
+		idle = math.Min(1, idle/mass)
 	}
 	s := shape{
 		pWait: pr.PWait,
@@ -208,7 +213,7 @@ func (p Pool) others(r, vr float64) batch {
 // shape is what the tails need.
 type shape struct {
 	pWait float64 // P(all slots busy)
-	idle  float64 // P(some GPU idle): no residual iteration
+	idle  float64 // P(some GPU idle | a free slot): no residual iteration
 	resid float64 // iteration a free-slot arrival waits out, s
 	theta float64 // rate of the exponential wait of a blocked arrival, 1/s
 	free  batch   // other sequences seen after a free-slot arrival

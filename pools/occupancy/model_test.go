@@ -146,3 +146,26 @@ func TestWaitFactor(t *testing.T) {
 		t.Errorf("M/D/c factor at c = 16, 64: %v, %v", a, b)
 	}
 }
+
+// One GPU of one slot: an arrival that finds the slot free finds the GPU
+// idle, so only the blocked share P(wait) = ρ waits at all. At ρ = 0.0099
+// fewer than 1% wait, so the P99 wait is 0 (hand computation). Before
+// review7 the idle share was taken unconditionally, so
+// (1 − P(wait))·(1 − P(J < G)) = ρ(1 − ρ) of the arrivals were charged a
+// residual iteration they never wait, and the P99 came out > 0.
+func TestWaitTailIdleIsConditionalOnAFreeSlot(t *testing.T) {
+	_, tr := azureTraffic(t, 4096, 65536)
+	tm := engine.Timing{W: 0.01}
+	mu := 1 / (tr.EK * tm.W) // μ(1), 1/s
+	p := Pool{Timing: tm, Slots: 1, GPUs: 1, Rate: 0.0099 * mu, Traffic: tr}
+	pr, err := p.Predict()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(pr.PWait-0.0099) > 1e-9 {
+		t.Fatalf("P(wait) %v, want 0.0099", pr.PWait)
+	}
+	if pr.P99WaitS != 0 {
+		t.Errorf("P99 wait %v s, want 0: 99.01%% of arrivals find the GPU idle", pr.P99WaitS)
+	}
+}
