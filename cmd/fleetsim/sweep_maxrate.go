@@ -12,6 +12,7 @@ import (
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/sim/export"
 	"github.com/fleetsim/fleetsim/sim/sweep"
+	"github.com/fleetsim/fleetsim/workload"
 )
 
 // checkFindMax checks a --find-max-rate grid: only seeds may vary, and a
@@ -34,8 +35,8 @@ func (f *sweepFlags) checkFindMax(g *sweep.Grid) error {
 	if !(f.rateTol > 0 && f.rateTol < 1) {
 		return fmt.Errorf("--rate-tol %v: must be in (0, 1)", f.rateTol)
 	}
-	if f.satRequest < 0 {
-		return fmt.Errorf("--saturation-requests %d: must be >= 0 (0: automatic)", f.satRequest)
+	if f.satRequest < 0 || f.satRequest > workload.MaxRequests {
+		return fmt.Errorf("--saturation-requests %d: must be in [0, %d] (0: automatic)", f.satRequest, workload.MaxRequests)
 	}
 	cfg := g.Base
 	cfg.Workload.Rate = 1 // any valid rate: the search sets it
