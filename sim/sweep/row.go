@@ -36,9 +36,9 @@ type Row struct {
 
 // USDPerMillion is the cost of a million served requests, USD: the cost per
 // hour over the completions per hour in the measurement window; NaN when
-// nothing was served.
+// no measured (post-warm-up) request completed.
 func (r *Row) USDPerMillion() float64 {
-	if !(r.Metrics.ThroughputRPS > 0) {
+	if !(r.Metrics.ThroughputRPS > 0) || r.Metrics.Completed == 0 {
 		return math.NaN()
 	}
 	return r.CostUSDPerHour / (r.Metrics.ThroughputRPS * 3600) * 1e6
