@@ -317,7 +317,7 @@ func loadCapacityProfile(name string) (capacity.Profile, error) {
 	if p, err := capacity.LookupProfile(name); err == nil {
 		return p, nil
 	}
-	data, err := os.ReadFile(name)
+	data, err := workload.ReadFileLimit(name, maxSpecBytes)
 	if err != nil {
 		if strings.ContainsAny(name, "/.") {
 			return capacity.Profile{}, badInput("--profile %q: %s", name, oneLine(rootCauseOr(err)))

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
+	"github.com/fleetsim/fleetsim/workload"
 	"github.com/spf13/pflag"
 )
 
@@ -147,7 +147,7 @@ func catalogModel(model, hf string) (catalog.Model, error) {
 		}
 		return m, nil
 	}
-	data, err := os.ReadFile(hf)
+	data, err := workload.ReadFileLimit(hf, maxSpecBytes)
 	if err != nil {
 		return catalog.Model{}, badInput("--hf-config: %s", oneLine(err))
 	}

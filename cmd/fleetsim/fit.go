@@ -1,10 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -12,6 +12,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/variants"
+	"github.com/fleetsim/fleetsim/workload"
 )
 
 func init() {
@@ -139,12 +140,11 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 type fitPoint struct{ x, y float64 }
 
 func fitBench(f fitFlags) ([]variants.Profile, [][]fitPoint, error) {
-	file, err := os.Open(f.bench)
+	data, err := workload.ReadFileLimit(f.bench, maxBenchBytes)
 	if err != nil {
 		return nil, nil, badInput("--bench %q: %s", f.bench, oneLine(rootCause(err)))
 	}
-	defer file.Close()
-	groups, err := variants.ReadBench(file)
+	groups, err := variants.ReadBench(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, badInput("--bench %q: %s", f.bench, oneLine(err))
 	}

@@ -15,6 +15,9 @@ const (
 	maxPlanBytes     = 16 << 20 // --plan, 16 MiB
 	maxModelsBytes   = 1 << 20  // plan --models, 1 MiB
 	maxPromptBytes   = 16 << 20 // compress FILE, 16 MiB
+	maxVariantsBytes = 1 << 20  // optimize --config, 1 MiB
+	maxBenchBytes    = 64 << 20 // fit --bench, 64 MiB
+	maxSpecBytes     = 1 << 20  // capacity --profile, profile/spec files, HF config.json, 1 MiB
 )
 
 // readInput reads the file path ("-": standard input) named by flag, at

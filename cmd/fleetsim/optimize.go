@@ -18,6 +18,7 @@ import (
 	"github.com/fleetsim/fleetsim/pools/variants"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/sim/variantsim"
+	"github.com/fleetsim/fleetsim/workload"
 )
 
 func init() {
@@ -163,7 +164,7 @@ func encodeJSON(w io.Writer, v any) error {
 // loadVariants reads and checks a variants file, loading the profile files
 // it names (relative to its directory).
 func loadVariants(path string) (*variants.Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := workload.ReadFileLimit(path, maxVariantsBytes)
 	if err != nil {
 		return nil, badInput("--config %q: %s", path, oneLine(rootCause(err)))
 	}

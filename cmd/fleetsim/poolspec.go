@@ -3,12 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/sim"
+	"github.com/fleetsim/fleetsim/workload"
 )
 
 // readSpecFile reads a catalog profile file (YAML: constants or specs);
@@ -21,7 +21,7 @@ func readSpecFile(path string) (catalog.GPU, error) {
 // readSpecFileInstance is readSpecFile that also returns the instance of a
 // specification file (nil for constants).
 func readSpecFileInstance(path string) (catalog.GPU, *catalog.Instance, error) {
-	data, err := os.ReadFile(path)
+	data, err := workload.ReadFileLimit(path, maxSpecBytes)
 	if err != nil {
 		return catalog.GPU{}, nil, err
 	}
@@ -30,7 +30,7 @@ func readSpecFileInstance(path string) (catalog.GPU, *catalog.Instance, error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
-		return os.ReadFile(p)
+		return workload.ReadFileLimit(p, maxSpecBytes)
 	})
 }
 
@@ -85,7 +85,7 @@ func loadPoolSpecs(path, dir string, cfg *sim.Config) error {
 // hfPoolProfile is the computed profile of tp GPUs (0: the smallest that
 // fits) of the specification gpu serving the model of a config.json.
 func hfPoolProfile(file, gpu string, tp int) (catalog.GPU, error) {
-	data, err := os.ReadFile(file)
+	data, err := workload.ReadFileLimit(file, maxSpecBytes)
 	if err != nil {
 		return catalog.GPU{}, err
 	}
