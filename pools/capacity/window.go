@@ -40,7 +40,7 @@ func Bucket(s Series, tau, deltaS float64) (Windowed, error) {
 	nb := math.Floor(s.Span()/deltaS) + 1
 	if nb > MaxBuckets {
 		return Windowed{}, &workload.FieldError{Field: "window", Value: deltaS,
-			Allowed: fmt.Sprintf("too short for the trace's %.1f s span: %.0f windows, at most %d", s.Span(), nb, MaxBuckets)}
+			Allowed: fmt.Sprintf("too short for the trace's %.1f s span: %.3g windows, at most %d", s.Span(), nb, MaxBuckets)}
 	}
 	x := make([]float64, int(nb))
 	for j, t := range s.T {
