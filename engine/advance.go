@@ -330,8 +330,11 @@ func (e *Engine) jump(k int) {
 // within one iteration in admission order). AdvanceTo(t1) followed by
 // AdvanceTo(t2) gives the same state as AdvanceTo(t2) alone.
 func (e *Engine) AdvanceTo(t Time, out []Result) []Result {
-	for !e.idle && e.next < t {
-		if k := e.jumpLen(t); k > 0 {
+	// Iterations starting after maxStart could end past the range of Time:
+	// they are not run.
+	tr := min(t, maxStart+1)
+	for !e.idle && e.next < tr {
+		if k := e.jumpLen(tr); k > 0 {
 			e.jump(k)
 		} else {
 			out = e.step(out)
@@ -359,12 +362,15 @@ func (e *Engine) NextEvent() Time {
 	if e.nRunning() == 0 && e.queued() == 0 && (e.shared == nil || e.shared.Peek() == nil) {
 		return Never
 	}
+	if e.next > maxStart { // the next iteration would not be run
+		return Never
+	}
 	if !e.quiet() {
 		return e.next + e.wps
 	}
 	k, exhaust := e.horizon()
 	start := e.run.startOf(e.it - e.run.anchorIt + k)
-	if start > Never-maxIterationPS { // beyond the range of Time
+	if start > maxStart { // beyond the range of Time: not run
 		return Never
 	}
 	if exhaust {

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
 )
 
 // TestOnFirstToken: on random scenarios (preemption, chunked prefill, shared

@@ -74,6 +74,7 @@ func All() []Experiment {
 		{Name: "azure-trace", Summary: "Azure PR fleet driven by the Azure 2023 trace (rescaled) beside the CDF-driven run (runs the simulator)", Slow: true, Run: AzureTrace},
 		{Name: "tokenbudget-table1", Summary: "token-budget Table 1: pool configurations and μ per instance (Azure, LMSYS)", Run: TokenBudgetTable1},
 		{Name: "tokenbudget-table2", Summary: "token-budget Table 2: homogeneous vs token-budget fleet at B = 8,192 (profiler headroom)", Run: TokenBudgetTable2},
+		{Name: "occupancy-sweep", Summary: "issue 8: paper and occupancy models vs the slot, engine and KV-bound fidelities, ρ 0.3–1.1, one long pool per workload (runs the simulator; figures with --out)", Slow: true, Run: OccupancySweep},
 		{Name: "tokenbudget-table5", Summary: "token-budget Table 5: Qwen3-235B on MI300X (memory model and cost arithmetic; node counts not reproducible)", Run: TokenBudgetTable5},
 		{Name: "tokenbudget-figure6", Summary: "token-budget Figure 6: savings vs threshold B_short from 1K to 32K (Azure, LMSYS; capped and scaled slots)", Run: TokenBudgetFigure6},
 		{Name: "tokenbudget-table3", Summary: "token-budget Table 3: TTFT and TPOT of the homogeneous and token-budget fleets (runs the simulator)", Slow: true, Run: TokenBudgetTable3},

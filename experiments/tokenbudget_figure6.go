@@ -14,7 +14,8 @@ var figure6Thresholds = []int{1024, 2048, 4096, 8192, 16384, 32768}
 
 // figure6Paper holds the savings (%) the token-budget paper states in the
 // text around Figure 6 (§4.2, §4.6); the figure's other points are not
-// printed. Azure: 16.6% at 8K, "up to 20% at 32K"; LMSYS: 38.5% at 8K.
+// printed. Azure: 16.6% at 8K and "the curve plateaus at ∼20%" (taken at 32K);
+// LMSYS: 38.5% at 8K.
 var figure6Paper = map[string]map[int]float64{
 	"azure": {8192: 16.6, 32768: 20},
 	"lmsys": {8192: 38.5},

@@ -3,13 +3,18 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/pools/fleetopt/papercompat"
+	"github.com/fleetsim/fleetsim/pools/occupancy"
+	"github.com/fleetsim/fleetsim/pools/queueing"
 	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
+	"github.com/fleetsim/fleetsim/sim/slotsim"
+	"github.com/fleetsim/fleetsim/sim/sweep"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -75,6 +80,11 @@ type ValidateConfig struct {
 	Start func(requests int)
 	// Progress, when set, is sim.Options.Progress.
 	Progress func(arrived int64)
+	// Fidelities to run beside the engine's (FidelitySlot, FidelityKV);
+	// the engine fidelity always runs.
+	Fidelities []string
+	// KVMaxSeqs is the kv fidelity's max_seqs (DefaultKVMaxSeqs when 0).
+	KVMaxSeqs int
 	// Stop, when set, is sim.Options.Stop: once it returns true the
 	// simulation ends and Validate returns sim.ErrStopped.
 	Stop func() bool
@@ -103,16 +113,29 @@ type PoolValidation struct {
 	// traffic (n >= λ_p·E[k]·(W/ρ_max + b)/slots, selfConsistent). W is
 	// small beside b, so it lies close to that model's saturation knee: it
 	// has no margin, no queueing delay and no P99 TTFT target.
-	GPUsSelf     int     `json:"gpus_self_consistent_estimate"`
-	P99TTFTAnaS  float64 `json:"p99_ttft_s_ana"`
-	P99TTFTSimS  float64 `json:"p99_ttft_s_sim"`
-	P99WaitAnaS  float64 `json:"p99_queue_wait_s_ana"`
-	P99WaitSimS  float64 `json:"p99_queue_wait_s_sim"`
-	Measured     int64   `json:"measured_requests"` // post-warm-up arrivals at the pool
-	Rejected     int64   `json:"rejected"`
-	Preemptions  int64   `json:"preemptions"`
-	Overloaded   bool    `json:"overloaded"`
-	BacklogGrows float64 `json:"backlog_growth_rps"`
+	GPUsSelf int `json:"gpus_self_consistent_estimate"`
+	// Occupancy-model predictions (pools/occupancy) for the planned GPUs
+	// and the planner's pool traffic.
+	Occ          occupancy.Prediction `json:"occupancy"`
+	P99TPOTSimS  float64              `json:"p99_tpot_s_sim"`
+	P99TTFTAnaS  float64              `json:"p99_ttft_s_ana"`
+	P99TTFTSimS  float64              `json:"p99_ttft_s_sim"`
+	P99WaitAnaS  float64              `json:"p99_queue_wait_s_ana"`
+	P99WaitSimS  float64              `json:"p99_queue_wait_s_sim"`
+	Measured     int64                `json:"measured_requests"` // post-warm-up arrivals at the pool
+	Rejected     int64                `json:"rejected"`
+	Preemptions  int64                `json:"preemptions"`
+	Overloaded   bool                 `json:"overloaded"`
+	BacklogGrows float64              `json:"backlog_growth_rps"`
+	// PWaitSim is the engine fidelity's share of requests that waited
+	// longer than the pool's longest possible iteration (WaitThresholdS).
+	PWaitSim       float64 `json:"p_wait_sim"`
+	WaitThresholdS float64 `json:"wait_threshold_s"`
+	// PWaitAna is Erlang C of the paper model.
+	PWaitAna float64 `json:"p_wait_ana"`
+	// Slot and KV are the other fidelities' measurements, when asked.
+	Slot *slotsim.Result `json:"fidelity_slot,omitempty"`
+	KV   *PoolMeasure    `json:"fidelity_kv,omitempty"`
 }
 
 // UtilErr is FleetOpt Table 5's error (ρ_ana − ρ̂)/ρ̂ (NaN when ρ̂ = 0).
@@ -207,6 +230,12 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 		return nil, fmt.Errorf("workload %q: %w", c.Workload, err)
 	}
 	var plan fleetopt.Plan
+	pcfg := fleetopt.Config{Rate: c.Rate, RhoMax: c.RhoMax, ShortGPU: short, LongGPU: long,
+		BShort: c.BShort, Gamma: c.Gamma, PC: c.PC, Calibration: c.Calibration, Timing: c.Timing,
+		ShortCalibration: c.ShortCalibration, EstimateNoise: c.EstimateNoise,
+		FixB: c.Method == fleetopt.MethodFleetOpt && c.BShort > 0}
+	// pl is also the occupancy model's source of each pool's traffic.
+	var pl *fleetopt.Planner
 	if c.Calibration == papercompat.Calibration {
 		// The papers' own sizing (experiment --compat papers), kv timing.
 		if c.Timing != catalog.TimingKV {
@@ -218,12 +247,13 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 		}
 		plan, err = papercompat.Plan(papercompat.Config{CDF: cdf, Rate: c.Rate, BShort: c.BShort, Gamma: gamma,
 			PC: c.PC, RhoMax: c.RhoMax, ShortGPU: short, LongGPU: long}, []string{c.Method})
+		if err == nil {
+			ecfg := pcfg
+			ecfg.Calibration = fleetopt.CalibExact
+			pl, err = fleetopt.NewPlanner(cal, ecfg)
+		}
 	} else {
-		var pl *fleetopt.Planner
-		pl, err = fleetopt.NewPlanner(cal, fleetopt.Config{Rate: c.Rate, RhoMax: c.RhoMax, ShortGPU: short, LongGPU: long,
-			BShort: c.BShort, Gamma: c.Gamma, PC: c.PC, Calibration: c.Calibration, Timing: c.Timing,
-			ShortCalibration: c.ShortCalibration, EstimateNoise: c.EstimateNoise,
-			FixB: c.Method == fleetopt.MethodFleetOpt && c.BShort > 0})
+		pl, err = fleetopt.NewPlanner(cal, pcfg)
 		if err != nil {
 			return nil, err
 		}
@@ -306,7 +336,15 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: no stable operating point once the iteration time follows the batch it holds (a·b = %.3f, u = a·W/(1 − a·b) %s): %s; expect it to saturate",
 				p.Name, se.AB, selfFixedPoint(se), why))
 		}
-		v.Pools = append(v.Pools, PoolValidation{Name: p.Name, GPU: p.GPU, MaxCtx: p.MaxCtx, Slots: p.Slots, GPUs: p.GPUs,
+		op, err := pl.OccupancyPool(m, p)
+		if err != nil {
+			return nil, err
+		}
+		occ, oerr := op.Predict()
+		if oerr != nil {
+			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: occupancy model: %v", p.Name, oerr))
+		}
+		v.Pools = append(v.Pools, PoolValidation{Occ: occ, Name: p.Name, GPU: p.GPU, MaxCtx: p.MaxCtx, Slots: p.Slots, GPUs: p.GPUs,
 			ArrivalAna: p.ArrivalRate, MeanSvcAnaS: p.MeanServiceS, UtilAna: p.Utilization, UtilSelf: se.U, GPUsSelf: se.GPUs,
 			P99TTFTAnaS: p.P99TTFTS, P99WaitAnaS: p.P99WaitS})
 	}
@@ -314,8 +352,16 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	if c.Start != nil {
 		c.Start(n)
 	}
-	sum, err := sim.Run(scfg, src, nil, sim.Options{Progress: c.Progress, Stop: c.Stop})
+	waits := newPoolWaits()
+	for _, p := range m.Pools {
+		g, _ := catalog.LookupGPU(p.GPU)
+		waits.thr[p.Name] = maxIter(g, p.MaxCtx, p.Slots, plan.Timing)
+	}
+	sum, err := sim.Run(scfg, src, waits, sim.Options{Progress: c.Progress, Stop: c.Stop})
 	if err != nil {
+		return nil, err
+	}
+	if err := v.otherFidelities(c, scfg, m); err != nil {
 		return nil, err
 	}
 	v.WindowS = sum.WindowEndS - sum.WindowStartS
@@ -323,9 +369,11 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	for i := range v.Pools {
 		pv, s := &v.Pools[i], sum.Pools[i]
 		pv.ArrivalSim, pv.UtilSim = s.ArrivalRPS, s.SlotUtilization
-		pv.P99TTFTSimS, pv.P99WaitSimS = s.TTFT.P99, s.QueueWait.P99
+		pv.P99TTFTSimS, pv.P99WaitSimS, pv.P99TPOTSimS = s.TTFT.P99, s.QueueWait.P99, s.TPOT.P99
 		pv.Measured, pv.Rejected, pv.Preemptions = s.Arrived, s.Rejected, s.Preemptions
 		pv.Overloaded, pv.BacklogGrows = s.Overloaded, s.BacklogGrowth
+		pv.PWaitSim, pv.WaitThresholdS = waits.share(pv.Name), waits.thr[pv.Name]
+		pv.PWaitAna = queueing.ErlangC(pv.GPUs*pv.Slots, pv.ArrivalAna*pv.MeanSvcAnaS)
 		if s.Arrived == 0 {
 			v.Warnings = append(v.Warnings, fmt.Sprintf("pool %s: no measured request: its simulated figures are empty (use more requests)", pv.Name))
 		} else if s.Arrived < TargetPerPool && c.Requests == 0 {
@@ -333,6 +381,66 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 		}
 	}
 	return v, nil
+}
+
+// otherFidelities runs the slot and kv fidelities of c on the fleet of m
+// (docs/experiments.md "Validation at three fidelities").
+func (v *Validation) otherFidelities(c ValidateConfig, scfg sim.Config, m fleetopt.MethodPlan) error {
+	for _, f := range c.Fidelities {
+		switch f {
+		case FidelitySlot:
+			if scfg.Router.Kind != sim.RouterLength {
+				return fmt.Errorf("fidelity slot: needs the length router (method homo or pr); %s uses %s", m.Method, scfg.Router.Kind)
+			}
+			for i, p := range m.Pools {
+				lo := 0
+				for _, q := range m.Pools {
+					if q.MaxCtx < p.MaxCtx {
+						lo = max(lo, q.MaxCtx)
+					}
+				}
+				src, err := workload.NewSource(scfg.Workload, scfg.Seed)
+				if err != nil {
+					return err
+				}
+				g, _ := catalog.LookupGPU(p.GPU)
+				r, err := runSlot(g, p.MaxCtx, p.GPUs, v.Timing, sweep.LengthRouted(src, lo, p.MaxCtx, 0), v.WarmupS)
+				if err != nil {
+					return err
+				}
+				v.Pools[i].Slot = &r
+			}
+		case FidelityKV:
+			kcfg := scfg
+			kcfg.Pools = slices.Clone(scfg.Pools)
+			ms := c.KVMaxSeqs
+			if ms == 0 {
+				ms = DefaultKVMaxSeqs
+			}
+			waits := newPoolWaits()
+			for i := range kcfg.Pools {
+				kcfg.Pools[i].MaxSeqs = ms
+				g, _ := catalog.LookupGPU(kcfg.Pools[i].GPU)
+				waits.thr[kcfg.Pools[i].Name] = maxIter(g, kcfg.Pools[i].MaxContext, ms, v.Timing)
+			}
+			if err := kcfg.Validate(); err != nil {
+				return err
+			}
+			src, err := workload.NewSource(kcfg.Workload, kcfg.Seed)
+			if err != nil {
+				return err
+			}
+			sum, err := sim.Run(kcfg, src, waits, sim.Options{})
+			if err != nil {
+				return err
+			}
+			for i := range v.Pools {
+				m := measure(sum.Pools[i], waits)
+				v.Pools[i].KV = &m
+			}
+		}
+	}
+	return nil
 }
 
 // selfEstimate is a pool's self-consistent operating point (selfConsistent).

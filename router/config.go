@@ -62,7 +62,7 @@ type Config struct {
 	// no borderline request is compressed, as p_c = 0 means in the planner
 	// (fleetopt.Config.PC). Callers that want FleetOpt's full
 	// compressibility set DefaultPC (sim.Defaults and the CLI do).
-	PC float64 `json:"p_c,omitempty" yaml:"p_c,omitempty"`
+	PC float64 `json:"p_c" yaml:"p_c"` // always written: its zero is not the default
 	// SpillQueuePerGPU is the queue depth per GPU (Load.Queued / Pool.GPUs)
 	// above which a pool is overloaded and a request may spill to another
 	// pool that can serve it. Used by "spillover" (0 means 4) and by "cr"

@@ -38,6 +38,13 @@ type PoolConfig struct {
 	Profile     string          `json:"profile,omitempty" yaml:"profile,omitempty"`
 	ProfileName string          `json:"profile_name,omitempty" yaml:"profile_name,omitempty"`
 	Override    *EngineOverride `json:"override,omitempty" yaml:"-"`
+	// MaxSeqs and KVBlocks override the catalog's slot rule (0 = keep it):
+	// the vLLM-style configuration in which max_seqs is only a cap on the
+	// running sequences (vLLM's max_num_seqs) and kv_blocks (16-token
+	// blocks per instance) is the real budget, so the KV cache can run out
+	// and the engine preempts (docs/fleet.md "KV-bound pools").
+	MaxSeqs  int `json:"max_seqs,omitempty" yaml:"max_seqs,omitempty"`
+	KVBlocks int `json:"kv_blocks,omitempty" yaml:"kv_blocks,omitempty"`
 	// Model and TP make the pool's instance a tensor-parallel group of TP
 	// GPUs (GPU a catalog specification) serving a catalog model, with a
 	// profile computed from the specifications (catalog.InstanceName; TP 0
@@ -50,6 +57,15 @@ type PoolConfig struct {
 	Instance *catalog.GPU `json:"instance,omitempty" yaml:"-"`
 }
 
+// slots returns the pool's sequences per instance: MaxSeqs when set, else
+// the catalog's slot rule.
+func (p PoolConfig) slots(g catalog.GPU) int {
+	if p.MaxSeqs > 0 {
+		return p.MaxSeqs
+	}
+	return g.Slots(p.MaxContext)
+}
+
 // InstanceProfile returns the pool's instance profile: Instance when set, else the
 // computed profile of GPU/Model/tpTP when Model is set, else the catalog
 // profile named GPU.
@@ -57,6 +73,8 @@ func (p PoolConfig) InstanceProfile() (catalog.GPU, error) {
 	switch {
 	case p.Instance != nil:
 		return *p.Instance, nil
+	case p.TP < 0:
+		return catalog.GPU{}, fmt.Errorf("tp = %d: must be >= 1 GPUs per instance (or absent: the smallest that fits)", p.TP)
 	case p.Model != "" && p.TP > 0:
 		return catalog.LookupGPU(catalog.InstanceName(p.GPU, p.Model, p.TP))
 	case p.Model != "":
@@ -205,7 +223,7 @@ func (c *Config) Validate() error {
 		seen[p.Name] = i
 		g, err := p.InstanceProfile()
 		if err != nil {
-			if p.Model == "" && p.TP == 0 && !strings.Contains(p.GPU, "/") {
+			if _, spec := catalog.LookupHardware(p.GPU); p.Model == "" && p.TP == 0 && !strings.Contains(p.GPU, "/") && spec != nil {
 				return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s, or GPU/MODEL/tpN)", strings.Join(catalog.GPUNames(), ", "))
 			}
 			return bad(f+".gpu", p.GPU, "%s", err)
@@ -227,6 +245,15 @@ func (c *Config) Validate() error {
 				"exceeds the KV budget of one %s instance (%d blocks of %d tokens = %d tokens)",
 				g.Name, g.KVBlocks, g.BlockTokens, g.KVBlocks*g.BlockTokens)
 		}
+		if p.MaxSeqs < 0 || p.MaxSeqs > 1<<20 {
+			return bad(f+".max_seqs", p.MaxSeqs, "must be in [1, %d] (0 = the catalog's slot rule)", 1<<20)
+		}
+		if p.KVBlocks < 0 || p.KVBlocks > 1<<30 {
+			return bad(f+".kv_blocks", p.KVBlocks, "must be in [1, %d] (0 = the GPU's KV budget)", 1<<30)
+		}
+		if p.KVBlocks > 0 && (p.MaxContext-2)/g.BlockTokens+1 > p.KVBlocks {
+			return bad(f+".kv_blocks", p.KVBlocks, "one request of max_ctx %d tokens needs %d blocks of %d tokens", p.MaxContext, (p.MaxContext-2)/g.BlockTokens+1, g.BlockTokens)
+		}
 		if p.Dispatch != "" && !slices.Contains(dispatchNames, p.Dispatch) {
 			return bad(f+".dispatch", p.Dispatch, "allowed: %s", strings.Join(dispatchNames, ", "))
 		}
@@ -245,7 +272,7 @@ func (c *Config) Validate() error {
 	rp := make([]router.Pool, len(c.Pools))
 	for i, p := range c.Pools {
 		g, _ := p.gpu()
-		rp[i] = router.Pool{Name: p.Name, MaxContext: p.MaxContext, GPUs: p.Count, Slots: g.Slots(p.MaxContext)}
+		rp[i] = router.Pool{Name: p.Name, MaxContext: p.MaxContext, GPUs: p.Count, Slots: p.slots(g)}
 	}
 	sort.SliceStable(rp, func(i, j int) bool { return rp[i].MaxContext < rp[j].MaxContext })
 	if _, err := newRouter(c.Router, rp, c.Seed); err != nil {

@@ -229,9 +229,18 @@ func (f *fleet) run() error {
 	// Drain: every instance runs to completion.
 	f.now = math.Inf(1)
 	f.advancePools(engine.Never)
-	f.emitUpTo(engine.Never)
+	f.emitDrain()
 	if f.err != nil {
 		return f.err
+	}
+	if f.halted() { // an enforce-mode detector fired during the drain
+		f.endHalted()
+		return nil
+	}
+	if n := len(f.flights) - len(f.free); n > 0 {
+		// Engines do not run iterations that could end past their time
+		// range (engine.Time, docs/model.md "Time"); such work is left.
+		return fmt.Errorf("%d requests unfinished: their work runs past the simulator's time range (2^63 ps, about 106 days); shorten the workload or add capacity", n)
 	}
 	if f.opts.Progress != nil {
 		f.opts.Progress(f.arrived)
@@ -340,6 +349,20 @@ func (f *fleet) flushDone() {
 		f.done[i] = engine.Result{}
 	}
 	f.done = f.done[:0]
+}
+
+// emitDrain emits every pending result in order, stopping after the one
+// whose events raised an enforce-mode alert: the run ends at that record's
+// finish time (the fleet's time then), and the rest stay in flight.
+func (f *fleet) emitDrain() {
+	for len(f.pend) > 0 && f.err == nil {
+		r := f.pend.pop()
+		f.finish(&r)
+		if f.halted() {
+			f.now = r.Finished.Seconds()
+			return
+		}
+	}
 }
 
 func (f *fleet) emitUpTo(t engine.Time) {

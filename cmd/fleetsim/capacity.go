@@ -218,6 +218,9 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 			return badInput("%s", capacityFlagNames(oneLine(err)))
 		}
 	}
+	if err := onlyWith(f.fs, f.simulate, "--simulate", "gpu", "timing", "instances", "max-ctx"); err != nil {
+		return err
+	}
 	var instances []int
 	if f.instances != "" {
 		vals, err := parseList("instances", f.instances, parseFloat)
@@ -317,7 +320,11 @@ func loadCapacityProfile(name string) (capacity.Profile, error) {
 	if p, err := capacity.LookupProfile(name); err == nil {
 		return p, nil
 	}
-	data, err := workload.ReadFileLimit(name, maxSpecBytes)
+	data, err := workload.ReadFileLimit(name, maxCapacityProfileBytes)
+	var le *workload.LimitError
+	if errors.As(err, &le) {
+		return capacity.Profile{}, badInput("--profile: %s", le.Error())
+	}
 	if err != nil {
 		if strings.ContainsAny(name, "/.") {
 			return capacity.Profile{}, badInput("--profile %q: %s", name, oneLine(rootCauseOr(err)))
@@ -338,6 +345,10 @@ func rootCauseOr(err error) error {
 	}
 	return err
 }
+
+// minWorkloadRate is the smallest --workload arrival rate, requests/s:
+// below it the sampled arrival times overflow.
+const minWorkloadRate = 1e-6
 
 // maxCapacityRows bounds the rows read from a trace (all are held in memory).
 const maxCapacityRows = 50_000_000
@@ -389,8 +400,8 @@ func (f *capacityFlags) loadRequests() ([]capacity.Request, string, error) {
 	if n == 0 {
 		n = 100_000
 	}
-	if !(f.rate > 0) {
-		return nil, "", badInput("--rate %v: --workload needs an arrival rate > 0 requests/s", f.rate)
+	if !(f.rate >= minWorkloadRate) {
+		return nil, "", badInput("--rate %v: --workload needs an arrival rate in [%g, %g] requests/s", f.rate, minWorkloadRate, fleetopt.MaxRate)
 	}
 	spec := workload.Spec{CDF: f.cdf, Rate: f.rate, Requests: n, Arrival: f.arrival}
 	if err := spec.Validate(); err != nil {

@@ -50,7 +50,11 @@ func writeCapacityTable(w io.Writer, rep *capacityReport) error {
 		writeBaseline(w, "  baseline", l.Baseline)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "  G\tutilization\tqueued\tmean W s\tp99 W s\tp50 R s\tp95 R s\tp99 R s\t")
-		for _, st := range []capacity.LatencyStats{pl.AtMin, pl.At} {
+		rows := []capacity.LatencyStats{pl.AtMin, pl.At}
+		if pl.At.Units == pl.AtMin.Units { // no headroom bought: one row
+			rows = rows[:1]
+		}
+		for _, st := range rows {
 			fmt.Fprintf(tw, "  %g\t%.3f\t%.1f%%\t%.4f\t%.4f\t%.3f\t%.3f\t%.3f\t\n",
 				st.Units, st.Utilization, 100*st.QueuedShare, st.MeanQueueS, st.P99QueueS, st.P50S, st.P95S, st.P99S)
 		}

@@ -84,6 +84,13 @@ func TestCapacityBadInput(t *testing.T) {
 		{[]string{"--trace", ok, "--trace-format", "generic", "--profile", badProfile}, "tau"},
 		{[]string{"--trace", ok, "--trace-format", "generic", "--max-overload-prob", "1"}, "--max-overload-prob"},
 		{[]string{"--trace", ok, "--trace-format", "generic", "--headroom", "-0.1"}, "--headroom"},
+		// --simulate's flags without --simulate were ignored without a word
+		// (review of issue 10).
+		{[]string{"--trace", ok, "--trace-format", "generic", "--instances", "2"}, "--instances: only with --simulate"},
+		// A rate so small that arrival times overflow named an internal
+		// field (requests[2].arrival_s = +Inf), not the flag.
+		{[]string{"--workload", "azure", "--rate", "1e-308", "--requests", "100"}, "--rate 1e-308"},
+		{[]string{"--trace", ok, "--trace-format", "generic", "--gpu", "h100"}, "--gpu: only with --simulate"},
 		{[]string{"--trace", ok, "--trace-format", "generic", "--format", "xml"}, "--format"},
 		{[]string{"--trace", ok, "--trace-format", "generic", "--simulate", "--gpu", "tpu"}, "gpu"},
 		{[]string{"--trace", ok, "--trace-format", "generic", "--simulate", "--max-ctx", "100"}, "--max-ctx = 100"},

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
-	"github.com/fleetsim/fleetsim/workload"
 	"github.com/spf13/pflag"
 )
 
@@ -28,6 +28,12 @@ The first form lists the GPU specifications (memory, bandwidth, dense FP16/FP8
 throughput, interconnect, power, $/GPU-hour with its source), the models (KV
 geometry, parameters, MoE experts) and the hand-written profiles (a100 = the
 papers' constants).
+
+Two kinds of name: a bare name (plan/simulate --gpu h100) is a hand-written
+PROFILE — for h100 the papers' A100 constants scaled by bandwidth, priced per
+GPU — not the H100 specification; 'catalog profile --gpu h100' takes the
+SPECIFICATION and computes an instance. To plan or simulate with a computed
+profile, name the instance: --gpu h100/llama-3.1-70b/tp4.
 
 'catalog profile' computes one serving instance: a tensor-parallel group of
 --tp GPUs serving the model. It prints the KV budget (tp × memory × util −
@@ -135,6 +141,9 @@ func runCatalog(args []string, stdout, stderr io.Writer) error {
 		}
 		rows = append(rows, profileRow{G: catalog.GPU{Name: name}, Err: oneLine(err)})
 	}
+	if !slices.ContainsFunc(rows, func(r profileRow) bool { return r.Err == "" }) {
+		return badInput("--gpu all: no GPU holds the instance; first: %s", rows[0].Err)
+	}
 	return writeProfiles(stdout, f.format, rows)
 }
 
@@ -147,7 +156,7 @@ func catalogModel(model, hf string) (catalog.Model, error) {
 		}
 		return m, nil
 	}
-	data, err := workload.ReadFileLimit(hf, maxSpecBytes)
+	data, err := readSpecInput(hf)
 	if err != nil {
 		return catalog.Model{}, badInput("--hf-config: %s", oneLine(err))
 	}
@@ -316,7 +325,8 @@ func writeCatalogList(w io.Writer, format string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nComputed profiles: GPU/MODEL/tpN (e.g. h100/llama-3.1-70b/tp4); see 'fleetsim catalog profile --help'.")
+	fmt.Fprintln(w, "\nThe profiles above are what a bare --gpu NAME means (h100 there is not the h100 specification).")
+	fmt.Fprintln(w, "Computed profiles: GPU/MODEL/tpN (e.g. h100/llama-3.1-70b/tp4); see 'fleetsim catalog profile --help'.")
 	return nil
 }
 

@@ -11,8 +11,10 @@ import (
 	"github.com/fleetsim/fleetsim/sim/export"
 )
 
-// checkOutDir checks --out DIR of experiment: an existing directory, or a
-// new one whose parent exists (it is created).
+// checkOutDir checks --out DIR of experiment before anything runs: an
+// existing directory, or a new one whose parent exists. The new directory
+// is created only when the report is written (writeReportDir), so a run
+// that fails leaves nothing behind.
 func checkOutDir(dir string) error {
 	fi, err := os.Stat(dir)
 	switch {
@@ -27,29 +29,28 @@ func checkOutDir(dir string) error {
 	if pi, err := os.Stat(parent); err != nil || !pi.IsDir() {
 		return badInput("--out %q: parent directory %q does not exist", dir, parent)
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return badInput("--out %q: %s", dir, oneLine(rootCause(err)))
-	}
 	return nil
 }
 
+// reportFile is one file of the report directory and its contents.
+type reportFile struct {
+	name string
+	data []byte
+}
+
 // writeReportDir writes DIR/EXPERIMENTS.md, one CSV per experiment and the
-// figures (PNG and SVG), each file atomically.
+// figures (PNG and SVG), each file atomically. Every file is rendered
+// first and every target checked (an existing one must be a regular file:
+// outputs replace only regular files) before the first is written; a
+// directory this call creates is removed again if a write fails.
 func writeReportDir(dir string, tables []experiments.Table, intro string) error {
-	write := func(name string, b []byte) error {
-		if err := export.WriteFileAtomic(filepath.Join(dir, name), b); err != nil {
-			return fmt.Errorf("--out %q: %s: %s", dir, name, oneLine(rootCause(err)))
-		}
-		return nil
-	}
+	var files []reportFile
 	for _, g := range experiments.GroupByName(tables) {
 		var b bytes.Buffer
 		if err := experiments.WriteCSV(&b, g); err != nil {
 			return err
 		}
-		if err := write(g[0].Name+".csv", b.Bytes()); err != nil {
-			return err
-		}
+		files = append(files, reportFile{g[0].Name + ".csv", b.Bytes()})
 		for _, t := range g {
 			for _, f := range t.Figures {
 				for _, format := range export.FigureFormats {
@@ -57,9 +58,7 @@ func writeReportDir(dir string, tables []experiments.Table, intro string) error 
 					if err != nil {
 						return err
 					}
-					if err := write(f.Name+"."+format, img); err != nil {
-						return err
-					}
+					files = append(files, reportFile{f.Name + "." + format, img})
 				}
 			}
 		}
@@ -68,5 +67,25 @@ func writeReportDir(dir string, tables []experiments.Table, intro string) error 
 	if err := experiments.WriteReport(&b, tables, intro); err != nil {
 		return err
 	}
-	return write(experiments.ReportFile, b.Bytes())
+	files = append(files, reportFile{experiments.ReportFile, b.Bytes()})
+	for _, f := range files {
+		if fi, err := os.Lstat(filepath.Join(dir, f.name)); err == nil && !fi.Mode().IsRegular() {
+			return badInput("--out %q: %s exists and is not a regular file", dir, f.name)
+		}
+	}
+	created := false
+	if err := os.Mkdir(dir, 0o755); err == nil {
+		created = true
+	} else if !errors.Is(err, os.ErrExist) {
+		return badInput("--out %q: %s", dir, oneLine(rootCause(err)))
+	}
+	for _, f := range files {
+		if err := export.WriteFileAtomic(filepath.Join(dir, f.name), f.data); err != nil {
+			if created {
+				os.RemoveAll(dir)
+			}
+			return fmt.Errorf("--out %q: %s: %s", dir, f.name, oneLine(rootCause(err)))
+		}
+	}
+	return nil
 }

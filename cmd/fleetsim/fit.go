@@ -12,7 +12,6 @@ import (
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/variants"
-	"github.com/fleetsim/fleetsim/workload"
 )
 
 func init() {
@@ -87,6 +86,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return badInput("unexpected argument %q (run 'fleetsim fit --help')", fs.Arg(0))
 	}
+	if err := onlyWith(fs, f.fromSim, "--from-sim", "gpu", "timing", "batches", "max-ctx", "in", "out-tokens"); err != nil {
+		return err
+	}
 	if f.format != "text" && f.format != "json" {
 		return badInput("--format %q: allowed: text, json", f.format)
 	}
@@ -140,9 +142,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 type fitPoint struct{ x, y float64 }
 
 func fitBench(f fitFlags) ([]variants.Profile, [][]fitPoint, error) {
-	data, err := workload.ReadFileLimit(f.bench, maxBenchBytes)
+	data, err := readInput("--bench", f.bench, maxBenchBytes)
 	if err != nil {
-		return nil, nil, badInput("--bench %q: %s", f.bench, oneLine(rootCause(err)))
+		return nil, nil, badInput("%s", oneLine(err))
 	}
 	groups, err := variants.ReadBench(bytes.NewReader(data))
 	if err != nil {

@@ -22,8 +22,8 @@ func checkPlotPath(path string) error {
 	if ext != ".png" && ext != ".svg" {
 		return badInput("--plot %q: the file name must end in .png or .svg", path)
 	}
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return badInput("--plot %q: exists and is not a regular file", path)
+	if err := export.CheckReplaceable(path); err != nil {
+		return badInput("--plot: %s", oneLine(err))
 	}
 	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
 		return badInput("--plot %q: directory %q does not exist", path, filepath.Dir(path))

@@ -14,10 +14,8 @@ const (
 	maxScenarioBytes = 1 << 20  // --config, 1 MiB
 	maxPlanBytes     = 16 << 20 // --plan, 16 MiB
 	maxModelsBytes   = 1 << 20  // plan --models, 1 MiB
+	maxSpecBytes     = 1 << 20  // catalog profile files and Hugging Face config.json, 1 MiB
 	maxPromptBytes   = 16 << 20 // compress FILE, 16 MiB
-	maxVariantsBytes = 1 << 20  // optimize --config, 1 MiB
-	maxBenchBytes    = 64 << 20 // fit --bench, 64 MiB
-	maxSpecBytes     = 1 << 20  // capacity --profile, profile/spec files, HF config.json, 1 MiB
 )
 
 // readInput reads the file path ("-": standard input) named by flag, at
@@ -30,6 +28,17 @@ func readInput(flag, path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %s", flag, le.Error())
 	case err != nil:
 		return nil, fmt.Errorf("%s %s: %s", flag, path, oneLine(err))
+	}
+	return data, nil
+}
+
+// readSpecInput reads a catalog profile file or config.json of at most
+// maxSpecBytes (an endless /dev/zero is an error, not an out-of-memory
+// crash).
+func readSpecInput(path string) ([]byte, error) {
+	data, err := workload.ReadFileLimit(path, maxSpecBytes)
+	if err != nil {
+		return nil, errors.New(oneLine(err))
 	}
 	return data, nil
 }

@@ -1,12 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -100,6 +100,9 @@ func runOptimize(args []string, stdout, stderr io.Writer) error {
 		}
 		return badInput("%s (run 'fleetsim optimize --help')", oneLine(err))
 	}
+	if err := onlyWith(fs, f.simulate, "--simulate", "requests", "seed", "dispatch"); err != nil {
+		return err
+	}
 	switch {
 	case fs.NArg() > 0:
 		return badInput("unexpected argument %q (run 'fleetsim optimize --help')", fs.Arg(0))
@@ -164,9 +167,9 @@ func encodeJSON(w io.Writer, v any) error {
 // loadVariants reads and checks a variants file, loading the profile files
 // it names (relative to its directory).
 func loadVariants(path string) (*variants.Config, error) {
-	data, err := workload.ReadFileLimit(path, maxVariantsBytes)
+	data, err := readInput("--config", path, maxVariantsBytes)
 	if err != nil {
-		return nil, badInput("--config %q: %s", path, oneLine(rootCause(err)))
+		return nil, badInput("%s", oneLine(err))
 	}
 	cfg, err := variants.ParseConfig(data)
 	if err != nil {
@@ -187,12 +190,11 @@ func loadVariants(path string) (*variants.Config, error) {
 
 // readProfileFile reads a `fleetsim fit` profile file.
 func readProfileFile(path string) ([]variants.Profile, error) {
-	fh, err := os.Open(path)
+	data, err := workload.ReadFileLimit(path, variants.MaxProfileBytes)
 	if err != nil {
 		return nil, rootCause(err)
 	}
-	defer fh.Close()
-	return variants.ReadProfiles(fh)
+	return variants.ReadProfiles(bytes.NewReader(data))
 }
 
 // simulateAllocations runs every allocation with replicas and traffic in the
@@ -211,7 +213,9 @@ func simulateAllocations(cfg *variants.Config, res *variants.Result, f optimizeF
 			In: max(w.InTokens, 1), Out: w.OutTokens, SLO: w.SLO, Requests: f.requests, Seed: f.seed, Dispatch: f.dispatch,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("simulating %s on %s: %w", a.Workload, a.Variant, err)
+			// The simulation is set up from the file's values alone (e.g. a
+			// request longer than the instance's KV budget): bad input.
+			return nil, badInput("--simulate: workload %s on %s: %s", a.Workload, a.Variant, oneLine(err))
 		}
 		rows = append(rows, simRow{Workload: a.Workload, Outcome: out, Misses: misses(w, a, out)})
 	}
@@ -351,7 +355,11 @@ func parseInventory(s string) (map[string]int, error) {
 		if !ok || strings.TrimSpace(k) == "" || err != nil || n < 0 || n > math.MaxInt32 {
 			return nil, badInput("--inventory %q: want TYPE=N,... with N accelerator units 0 to %d, e.g. H100=8,A100=4", s, math.MaxInt32)
 		}
-		inv[strings.TrimSpace(k)] = n
+		k = strings.TrimSpace(k)
+		if _, dup := inv[k]; dup {
+			return nil, badInput("--inventory %q: %s given twice", s, k)
+		}
+		inv[k] = n
 	}
 	return inv, nil
 }

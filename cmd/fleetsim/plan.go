@@ -17,6 +17,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
+	"github.com/fleetsim/fleetsim/pools/occupancy"
 	"github.com/fleetsim/fleetsim/pools/queueing"
 	"github.com/fleetsim/fleetsim/sim/export"
 	"github.com/fleetsim/fleetsim/workload"
@@ -48,6 +49,16 @@ C&R pools are calibrated on the traffic they really receive by default
 are served at B tokens; --estimate-noise models the router's estimate near
 γB); --short-calibration paper is Algorithm 1 as published (short pool on
 (0,B], long pool on (γB,∞)), for reproducing the paper.
+
+--service-model occupancy re-sizes the pools of every method with the
+occupancy model (docs/planner.md §10): the iteration time at the batch a GPU
+really runs (a fixed point n = λ_gpu·E[k]·t(n)) and a birth–death chain over
+the requests in the pool for P(wait), the P99 wait, TTFT and TPOT. Its
+counts are near what the simulator needs (the paper model's M/G/c at a full
+batch is about twice too large); each pool also shows the paper model's
+count. --rho-max then caps the predicted slot utilization, and
+--slo-tpot-p99 adds a P99 TPOT target. The default, paper, reproduces the
+papers.
 
 The --format json output can be given to 'fleetsim simulate --plan FILE'.
 Bad input exits with status 2.
@@ -98,7 +109,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	wl := fs.String("workload", "azure", "token-length CDF: azure, lmsys, agent-heavy or a CDF JSON `FILE`")
 	rate := fs.Float64("rate", 1000, fmt.Sprintf("fleet arrival rate λ, requests/s, in [%g, %g]", minRate, maxRate))
 	sloS := fs.String("slo-ttft-p99", "0", "P99 TTFT target (500ms, 0.5s, or seconds); 0 = none: size by --rho-max only")
-	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): "+strings.Join(catalog.GPUNames(), ", ")+", or GPU/MODEL/tpN (docs/catalog.md)")
+	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): a hand-written profile "+strings.Join(catalog.GPUNames(), ", ")+" (not the catalog's GPU specifications of the same name), or a computed GPU/MODEL/tpN (docs/catalog.md)")
 	gpuLong := fs.String("gpu-long", "", "GPU profile of the long and homogeneous pools (default: --gpu)")
 	bShort := fs.Int("b-short", 0, "short-pool boundary and max context B_short, tokens, of pr and retrofit (default: the B FleetOpt's sweep picks, noted on stderr)")
 	gamma := fs.Float64("gamma", 1.5, fmt.Sprintf("C&R bandwidth γ of retrofit, in [1, %d]; the borderline band is (B, γB]", maxGamma))
@@ -114,6 +125,8 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	method := fs.String("method", "all", "homo, pr, retrofit, fleetopt, all, or a comma-separated list")
 	fixB := fs.Bool("fix-b", false, "fleetopt: keep B at --b-short and sweep γ only (FleetOpt Table 3)")
 	pareto := fs.Bool("pareto", false, "sweep every CDF breakpoint × γ and print the cost / P99 TTFT frontier")
+	service := fs.String("service-model", fleetopt.ServicePaper, "paper (M/G/c at a full batch, the papers) or occupancy (iteration time at the batch actually held, birth–death queueing; docs/planner.md §10)")
+	tpotS := fs.String("slo-tpot-p99", "0", "occupancy model: P99 TPOT target (20ms, 0.02s, or seconds); 0 = none")
 	slotRule := fs.String("slot-rule", catalog.SlotRuleScaled, "slots per GPU: scaled (batch limit × 8192/ctx, FleetOpt) or capped (the token-budget paper's N_seq = min(128, KV blocks/⌈ctx/16⌉))")
 	compat := fs.String("compat", "", "papers: size as the papers' simulator did (Python random.Random(42) Monte Carlo, its CDF walk, c_slo rule, TTFT = P99 wait + mean prefill; B fixed; docs/planner.md §9)")
 	format := fs.String("format", "table", "output: table or json")
@@ -157,6 +170,20 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	slo, err := parseSeconds(*sloS)
 	if err != nil {
 		return badInput("--slo-ttft-p99 %q: %v", *sloS, err)
+	}
+	tpot, err := parseSeconds(*tpotS)
+	if err != nil {
+		return badInput("--slo-tpot-p99 %q: %v", *tpotS, err)
+	}
+	switch {
+	case *service != fleetopt.ServicePaper && *service != fleetopt.ServiceOccupancy:
+		return badInput("--service-model %q: allowed: paper, occupancy", *service)
+	case tpot > 0 && *service != fleetopt.ServiceOccupancy:
+		return badInput("--slo-tpot-p99 %v s: needs --service-model occupancy (the paper model predicts no TPOT)", tpot)
+	case *pareto && *service != fleetopt.ServicePaper:
+		return badInput("--pareto: only with --service-model paper")
+	case *compat != "" && *service != fleetopt.ServicePaper:
+		return badInput("--compat %s: only with --service-model paper", *compat)
 	}
 	if err := checkRanges(
 		rangeCheck{flag: "rate", v: *rate, lo: minRate, hi: maxRate, explain: "requests/s"},
@@ -229,6 +256,11 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if *shortCal != fleetopt.ShortCalibPaper && *shortCal != fleetopt.ShortCalibMix {
 		return badInput("--short-calibration %q: allowed: mix, paper", *shortCal)
 	}
+	if *service == fleetopt.ServiceOccupancy {
+		// The TTFT target binds the occupancy model only: the paper model's
+		// counts (GPUs paper) are its utilization-cap sizes.
+		cfg.SLO = 0
+	}
 	pl, err := fleetopt.NewPlanner(cal, cfg)
 	if err != nil {
 		return badInput("%s", flagNames(oneLine(err)))
@@ -250,6 +282,11 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		plan, err := pl.Run(methods)
 		if err != nil {
 			return badInput("%s", flagNames(oneLine(err)))
+		}
+		if *service == fleetopt.ServiceOccupancy {
+			if err := pl.ApplyOccupancy(&plan, occupancy.Targets{P99TTFTS: slo, P99TPOTS: tpot}); err != nil {
+				return badInput("%s", flagNames(oneLine(err)))
+			}
 		}
 		doc, table = plan, func(w io.Writer) error { return writePlanTable(w, plan) }
 	}
@@ -413,16 +450,29 @@ func writePlanTable(w io.Writer, p fleetopt.Plan) error {
 	}
 	fmt.Fprintf(w, "workload %s, λ = %g req/s, P99 TTFT SLO %s, ρ_max %g\ncalibration %s, timing %s, L_in = floor(%g·L), chunk %d tokens\nshort-calibration %s\n\n",
 		p.Workload, p.Rate, slo, p.RhoMax, cal, p.Timing, p.InputFraction, p.ChunkTokens, sc)
+	occ := p.ServiceModel == fleetopt.ServiceOccupancy
+	if occ {
+		fmt.Fprintln(w, "service model: occupancy (docs/planner.md §10); GPUs paper = the paper model's count, util = predicted slot utilization")
+		fmt.Fprintln(w)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "method\tB_short\tγ\tpool\tgpu\tmax_ctx\tslots\tλ req/s\tμ_gpu req/s\tCs²\tGPUs\tutil\tP99 wait s\tP99 TTFT s\t")
+	head := "method\tB_short\tγ\tpool\tgpu\tmax_ctx\tslots\tλ req/s\tμ_gpu req/s\tCs²\tGPUs\tutil\tP99 wait s\tP99 TTFT s\t"
+	if occ {
+		head += "GPUs paper\tP(wait)\tP99 TPOT s\t"
+	}
+	fmt.Fprintln(tw, head)
 	for _, m := range p.Methods {
 		b, g := "-", "-"
 		if m.BShort > 0 {
 			b, g = strconv.Itoa(m.BShort), fmt.Sprintf("%.1f", m.Gamma)
 		}
 		for _, pp := range m.Pools {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.2f\t%.4g\t%.3f\t%d\t%.3f\t%.3f\t%.3f\t\n",
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.2f\t%.4g\t%.3f\t%d\t%.3f\t%.3f\t%.3f\t",
 				m.Method, b, g, pp.Name, pp.GPU, pp.MaxCtx, pp.Slots, pp.ArrivalRate, pp.MuGPU, pp.Cs2, pp.GPUs, pp.Utilization, pp.P99WaitS, pp.P99TTFTS)
+			if occ && pp.Occupancy != nil {
+				fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t", pp.GPUsPaper, pp.Occupancy.PWait, pp.Occupancy.P99TPOTS)
+			}
+			fmt.Fprintln(tw)
 		}
 	}
 	if err := tw.Flush(); err != nil {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/sim"
-	"github.com/fleetsim/fleetsim/workload"
 )
 
 // readSpecFile reads a catalog profile file (YAML: constants or specs);
@@ -21,7 +20,7 @@ func readSpecFile(path string) (catalog.GPU, error) {
 // readSpecFileInstance is readSpecFile that also returns the instance of a
 // specification file (nil for constants).
 func readSpecFileInstance(path string) (catalog.GPU, *catalog.Instance, error) {
-	data, err := workload.ReadFileLimit(path, maxSpecBytes)
+	data, err := readSpecInput(path)
 	if err != nil {
 		return catalog.GPU{}, nil, err
 	}
@@ -30,7 +29,7 @@ func readSpecFileInstance(path string) (catalog.GPU, *catalog.Instance, error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
-		return workload.ReadFileLimit(p, maxSpecBytes)
+		return readSpecInput(p)
 	})
 }
 
@@ -85,7 +84,7 @@ func loadPoolSpecs(path, dir string, cfg *sim.Config) error {
 // hfPoolProfile is the computed profile of tp GPUs (0: the smallest that
 // fits) of the specification gpu serving the model of a config.json.
 func hfPoolProfile(file, gpu string, tp int) (catalog.GPU, error) {
-	data, err := workload.ReadFileLimit(file, maxSpecBytes)
+	data, err := readSpecInput(file)
 	if err != nil {
 		return catalog.GPU{}, err
 	}

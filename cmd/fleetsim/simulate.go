@@ -15,7 +15,6 @@ import (
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/sim/export"
-	"github.com/fleetsim/fleetsim/sim/osd"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -305,19 +304,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			cfg.Workload.Trace, sz.Len(), cfg.Workload.Requests, sz.Len(), int64(cfg.WarmupFraction*float64(sz.Len())))
 	}
 	// The summary records the effective settings, defaults spelled out.
-	cfg.Workload = cfg.Workload.WithDefaults()
-	for i := range cfg.Pools {
-		if cfg.Pools[i].Dispatch == "" {
-			cfg.Pools[i].Dispatch = sim.DispatchCentral
-		}
-	}
-	if cfg.OSD.Mode == "" {
-		cfg.OSD.Mode = sim.OSDMonitor
-	}
-	if cfg.OSD.Params == nil && cfg.OSD.Mode != sim.OSDOff {
-		p := osd.DefaultConfig()
-		cfg.OSD.Params = &p
-	}
+	cfg = cfg.Effective()
 	if fi, err := os.Stat(f.out); err == nil && !fi.IsDir() {
 		return badInput("--out %q: exists and is not a directory", f.out)
 	}

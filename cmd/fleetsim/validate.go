@@ -55,7 +55,7 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	wl := fs.String("workload", "azure", "token-length CDF: azure, lmsys, agent-heavy or a CDF JSON `FILE`")
 	rate := fs.Float64("rate", 1000, "fleet arrival rate λ, requests/s")
 	bShort := fs.Int("b-short", 4096, "short-pool boundary and max context B_short, tokens (pr, retrofit; fleetopt: 0 = sweep B)")
-	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): "+strings.Join(catalog.GPUNames(), ", ")+", or GPU/MODEL/tpN (docs/catalog.md)")
+	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): a hand-written profile "+strings.Join(catalog.GPUNames(), ", ")+" (not the catalog's GPU specifications of the same name), or a computed GPU/MODEL/tpN (docs/catalog.md)")
 	gpuLong := fs.String("gpu-long", "", "GPU profile of the long and homogeneous pools (default: --gpu)")
 	method := fs.String("method", "pr", "homo, pr, retrofit or fleetopt")
 	gamma := fs.Float64("gamma", 1.5, "C&R bandwidth γ of retrofit (>= 1)")
@@ -68,6 +68,8 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	requests := fs.Int("requests", 0, "requests to simulate (0 = automatic: 30,000 measured in the smallest pool after the warm-up)")
 	warmup := fs.Float64("warmup", 0, "warm-up fraction discarded from the metrics, in [0, 1) (0 = automatic)")
 	seed := fs.Uint64("seed", 1, "simulation seed (>= 1)")
+	fidelity := fs.String("fidelity", "engine", "comma-separated: slot (M/G/c at the planner's service time; homo/pr only), engine (the iteration engine), kv (engine with --kv-max-seqs a cap and the GPU's KV blocks the budget: preempts)")
+	kvMaxSeqs := fs.Int("kv-max-seqs", experiments.DefaultKVMaxSeqs, "kv fidelity: max_seqs per instance (vLLM's max_num_seqs)")
 	format := fs.String("format", "table", "output: table or json")
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -103,6 +105,13 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	case *bShort < 0:
 		return badInput("--b-short %d: must be a positive number of tokens", *bShort)
 	}
+	fids, err := experiments.ParseFidelities(*fidelity)
+	if err != nil {
+		return badInput("--%s", err.Error())
+	}
+	if *kvMaxSeqs < 1 {
+		return badInput("--kv-max-seqs %d: must be >= 1", *kvMaxSeqs)
+	}
 	if *shortCal != fleetopt.ShortCalibPaper && *shortCal != fleetopt.ShortCalibMix {
 		return badInput("--short-calibration %q: allowed: mix, paper", *shortCal)
 	}
@@ -123,7 +132,7 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	cfg := experiments.ValidateConfig{Workload: *wl, Rate: *rate, BShort: *bShort, GPU: *gpu, GPULong: *gpuLong,
 		Method: m, Gamma: *gamma, PC: *pc, RhoMax: *rhoMax, Calibration: *calib, Timing: *timing,
 		ShortCalibration: *shortCal, EstimateNoise: *noise,
-		Requests: *requests, WarmupFraction: *warmup, Seed: *seed}
+		Requests: *requests, WarmupFraction: *warmup, Seed: *seed, Fidelities: fids, KVMaxSeqs: *kvMaxSeqs}
 	if m == fleetopt.MethodHomo {
 		cfg.BShort = 0
 	}
@@ -202,19 +211,57 @@ func writeValidation(w io.Writer, v *experiments.Validation) error {
 	fmt.Fprintf(w, "simulated %d requests (seed %d, router %s), warm-up %.0f%% (%.0f s), measurement window %.0f s\n\n",
 		v.Requests, v.Seed, v.Router, 100*v.WarmupFraction, v.WarmupS, v.WindowS)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "pool\tgpu\tmax_ctx\tGPUs\tmeasured\tutil ana\tutil sim\tdiff\tutil self\tGPUs self (est.)\tP99 TTFT ana s\tP99 TTFT sim s\tdiff\tP99 wait ana s\tP99 wait sim s\tdiff s\trejected\toverloaded\t")
+	fmt.Fprintln(tw, "pool\tgpu\tmax_ctx\tGPUs\tmeasured\tutil ana\tutil occ\tutil sim\tocc diff\tutil self\tGPUs self (est.)\tP99 TTFT ana s\tP99 TTFT occ s\tP99 TTFT sim s\tocc diff\tP99 wait ana s\tP99 wait occ s\tP99 wait sim s\tP99 TPOT occ s\tP99 TPOT sim s\trejected\toverloaded\t")
 	for _, p := range v.Pools {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.3f\t%s\t%s\t%.3f\t%d\t%.3f\t%s\t%s\t%.4f\t%s\t%s\t%d\t%v\t\n",
-			p.Name, p.GPU, p.MaxCtx, p.GPUs, p.Measured, p.UtilAna, fmtNum("%.3f", p.UtilSim), pctDiff(p.UtilSim, p.UtilAna), p.UtilSelf, p.GPUsSelf,
-			p.P99TTFTAnaS, fmtNum("%.3f", p.P99TTFTSimS), pctDiff(p.P99TTFTSimS, p.P99TTFTAnaS),
-			p.P99WaitAnaS, fmtNum("%.4f", p.P99WaitSimS), fmtNum("%+.4f", p.P99WaitSimS-p.P99WaitAnaS), p.Rejected, p.Overloaded)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t%.3f\t%d\t%.3f\t%.3f\t%s\t%s\t%.4f\t%.4f\t%s\t%.4f\t%s\t%d\t%v\t\n",
+			p.Name, p.GPU, p.MaxCtx, p.GPUs, p.Measured, p.UtilAna, p.Occ.Utilization, fmtNum("%.3f", p.UtilSim), pctDiff(p.UtilSim, p.Occ.Utilization), p.UtilSelf, p.GPUsSelf,
+			p.P99TTFTAnaS, p.Occ.P99TTFTS, fmtNum("%.3f", p.P99TTFTSimS), pctDiff(p.P99TTFTSimS, p.Occ.P99TTFTS),
+			p.P99WaitAnaS, p.Occ.P99WaitS, fmtNum("%.4f", p.P99WaitSimS), p.Occ.P99TPOTS, fmtNum("%.4f", p.P99TPOTSimS), p.Rejected, p.Overloaded)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nutil ana = λ_p/(n·μ_gpu) of the planner; util sim = time-averaged busy slots / slots;\nutil self = self-consistent estimate with the iteration time at the batch actually held, for the traffic the router really sends (predicts util sim);\nGPUs self (est.) = GPUs at which util self would be ρ_max = %g: an estimate near the saturation knee, not a plan (no margin, TTFT target or queueing; docs/experiments.md).\n", v.RhoMax)
+	fmt.Fprintf(w, "\nutil ana = λ_p/(n·μ_gpu) of the planner (paper service model); util occ, P99 … occ = the occupancy service model (docs/planner.md §10), occ diff = (sim − occ)/occ; util sim = time-averaged busy slots / slots;\nutil self = self-consistent estimate with the iteration time at the batch actually held, for the traffic the router really sends (predicts util sim);\nGPUs self (est.) = GPUs at which util self would be ρ_max = %g: an estimate near the saturation knee, not a plan (no margin, TTFT target or queueing; docs/experiments.md).\n", v.RhoMax)
+	if err := writeFidelities(w, v); err != nil {
+		return err
+	}
 	for _, warn := range v.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
 	return nil
+}
+
+// relErr is 100·(model − measured)/measured, or "—".
+func relErr(model, measured float64) string {
+	if measured == 0 || math.IsNaN(measured) || math.IsInf(model, 0) || math.IsNaN(model) {
+		return "—"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*(model-measured)/measured)
+}
+
+// writeFidelities prints, per pool, the analytic models beside every
+// simulated fidelity, with the models' relative errors against each.
+func writeFidelities(w io.Writer, v *experiments.Validation) error {
+	if len(v.Pools) == 0 || (v.Pools[0].Slot == nil && v.Pools[0].KV == nil) {
+		return nil
+	}
+	fmt.Fprintln(w, "\nfidelities (P(wait): slot = wait > 0; engine and kv = wait above the pool's longest possible iteration):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "pool\tsource\tutil\tP(wait)\tP99 wait s\tP99 TTFT s\tpreemptions\tpaper util err\tocc util err\tpaper TTFT err\tocc TTFT err\t")
+	for _, p := range v.Pools {
+		fmt.Fprintf(tw, "%s\tpaper (M/G/c)\t%.3f\t%.4f\t%.4f\t%.3f\t\t\t\t\t\t\n", p.Name, p.UtilAna, p.PWaitAna, p.P99WaitAnaS, p.P99TTFTAnaS)
+		fmt.Fprintf(tw, "%s\toccupancy\t%.3f\t%.4f\t%.4f\t%.3f\t\t\t\t\t\t\n", p.Name, p.Occ.Utilization, p.Occ.PWait, p.Occ.P99WaitS, p.Occ.P99TTFTS)
+		row := func(src string, u, pw, w99, t99 float64, pre int64) {
+			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.4f\t%.4f\t%.3f\t%d\t%s\t%s\t%s\t%s\t\n", p.Name, src, u, pw, w99, t99, pre,
+				relErr(p.UtilAna, u), relErr(p.Occ.Utilization, u), relErr(p.P99TTFTAnaS, t99), relErr(p.Occ.P99TTFTS, t99))
+		}
+		if p.Slot != nil {
+			row("sim: slot", p.Slot.Utilization, p.Slot.PWait, p.Slot.P99WaitS, p.Slot.P99TTFTS, 0)
+		}
+		row("sim: engine", p.UtilSim, p.PWaitSim, p.P99WaitSimS, p.P99TTFTSimS, p.Preemptions)
+		if p.KV != nil {
+			row("sim: kv", p.KV.Util, p.KV.PWait, p.KV.P99Wait, p.KV.P99TTFT, p.KV.Preemptions)
+		}
+	}
+	return tw.Flush()
 }

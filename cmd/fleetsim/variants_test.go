@@ -85,6 +85,14 @@ func TestVariantsBadInput(t *testing.T) {
 	prio0 := edit("prio.yaml", "priority: 2", "priority: 0")
 	negBeta := edit("beta.yaml", "beta_ms: 0.075", "beta_ms: -0.075")
 	badPol := edit("pol.yaml", "policy: None", "policy: Greedy")
+	// A request longer than the simulated instance's KV budget (h100:
+	// 1,048,576 tokens) is valid for the model, but --simulate cannot run it:
+	// it exited with status 1 (review of issue 11).
+	huge := writeFile(t, dir, "huge.yaml", `variants:
+  - {name: v1, model: m, accelerator: H100, unit_cost: 1, profile: {alpha_ms: 7.47, beta_ms: 0.044, gamma_ms: 15, delta_ms: 0.0003, max_batch: 512, at_tokens: 211}}
+workloads:
+  - {name: big, model: m, rate_rpm: 1, in_tokens: 1000000, out_tokens: 100000}
+`)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -99,6 +107,13 @@ func TestVariantsBadInput(t *testing.T) {
 		{"unknown policy file", []string{"optimize", "--config", badPol}, `policy = "Greedy"`},
 		{"priority < 1", []string{"optimize", "--config", prio0}, "priority = 0"},
 		{"no config", []string{"optimize"}, "--config"},
+		// A type given twice kept the last count silently.
+		{"inventory type twice", []string{"optimize", "--config", ex, "--mode", "limited", "--inventory", "H100=1,H100=2"}, "H100 given twice"},
+		{"request beyond the simulated KV", []string{"optimize", "--config", huge, "--simulate", "--requests", "10"}, "--simulate: workload big"},
+		// Flags of another mode were ignored without a word (review of
+		// issue 11).
+		{"--seed without --simulate", []string{"optimize", "--config", ex, "--seed", "7"}, "--seed: only with --simulate"},
+		{"--gpu with --bench", []string{"fit", "--bench", ex, "--gpu", "a100"}, "--gpu: only with --from-sim"},
 		{"from-sim no gpu", []string{"fit", "--from-sim"}, "--gpu"},
 	} {
 		code, _, errs := runCLI(t, c.args...)

@@ -29,7 +29,7 @@ var poolsWithin = map[string][]string{
 	"":         {}, // pools itself: documentation only
 	"catalog":  {},
 	"queueing": {},
-	"fleetopt": {"catalog", "queueing"},
+	"fleetopt": {"catalog", "queueing", "occupancy"},
 }
 
 // poolsAllowed reports whether pools subpackage sub may import pools

@@ -53,6 +53,8 @@ const (
 	MaxTau      = 1e12 // adjusted tokens per second per unit
 	MaxWeight   = 1e6  // per token
 	MaxPurchase = 1e9  // units, for Increment and Minimum
+	// MaxThreshold bounds a long-context threshold, input tokens.
+	MaxThreshold = 1 << 30
 )
 
 // DefaultProfile is the name of the built-in default profile: τ = 1,000
@@ -76,15 +78,27 @@ type profileFile struct {
 		Thinking *float64 `yaml:"thinking"`
 	} `yaml:"weights"`
 	Long *struct {
-		Threshold *int     `yaml:"threshold"`
+		Threshold *float64 `yaml:"threshold"`
 		Input     *float64 `yaml:"input"`
 		Cached    *float64 `yaml:"cached"`
 		Output    *float64 `yaml:"output"`
 		Thinking  *float64 `yaml:"thinking"`
 	} `yaml:"long_context"`
-	Increment *int   `yaml:"increment"`
-	Minimum   *int   `yaml:"minimum"`
-	Source    string `yaml:"source"`
+	// Increment, Minimum and Long.Threshold are whole numbers, read as
+	// floats so that a fraction is an error: yaml.v3 truncates 2.5 into an
+	// int field without a word.
+	Increment *float64 `yaml:"increment"`
+	Minimum   *float64 `yaml:"minimum"`
+	Source    string   `yaml:"source"`
+}
+
+// wholeNumber converts a whole-number field read as a float; a fraction, a
+// non-finite value or one outside [lo, hi] is a *workload.FieldError.
+func wholeNumber(field string, v float64, lo, hi int, allowed string) (int, error) {
+	if !(v >= float64(lo) && v <= float64(hi)) || v != math.Trunc(v) {
+		return 0, &workload.FieldError{Field: field, Value: v, Allowed: allowed}
+	}
+	return int(v), nil
 }
 
 // ParseProfile reads one profile from YAML. name is used when the file has
@@ -132,13 +146,26 @@ func ParseProfile(name string, data []byte) (Profile, error) {
 		if f.Long.Threshold == nil {
 			return Profile{}, &workload.FieldError{Field: "long_context.threshold", Value: "(missing)", Allowed: "required: input tokens above which the long-context weights apply"}
 		}
-		p.Long = &LongContext{Threshold: *f.Long.Threshold, Input: f.Long.Input, Cached: f.Long.Cached, Output: f.Long.Output, Thinking: f.Long.Thinking}
+		th, err := wholeNumber("long_context.threshold", *f.Long.Threshold, 0, MaxThreshold, fmt.Sprintf("input tokens: an integer in [0, %d]", MaxThreshold))
+		if err != nil {
+			return Profile{}, err
+		}
+		p.Long = &LongContext{Threshold: th, Input: f.Long.Input, Cached: f.Long.Cached, Output: f.Long.Output, Thinking: f.Long.Thinking}
 	}
-	if f.Increment != nil {
-		p.Increment = *f.Increment
-	}
-	if f.Minimum != nil {
-		p.Minimum = *f.Minimum
+	for _, n := range []struct {
+		field string
+		src   *float64
+		dst   *int
+		what  string
+	}{{"increment", f.Increment, &p.Increment, "purchase increment"}, {"minimum", f.Minimum, &p.Minimum, "smallest purchase"}} {
+		if n.src == nil {
+			continue
+		}
+		v, err := wholeNumber(n.field, *n.src, 1, MaxPurchase, fmt.Sprintf("%s: an integer in [1, %g] units", n.what, float64(MaxPurchase)))
+		if err != nil {
+			return Profile{}, err
+		}
+		*n.dst = v
 	}
 	if err := p.Validate(); err != nil {
 		return Profile{}, err
@@ -170,8 +197,8 @@ func (p Profile) Validate() error {
 		}
 	}
 	if l := p.Long; l != nil {
-		if l.Threshold < 0 {
-			return bad("long_context.threshold", l.Threshold, "input tokens >= 0")
+		if l.Threshold < 0 || l.Threshold > MaxThreshold {
+			return bad("long_context.threshold", l.Threshold, fmt.Sprintf("input tokens: an integer in [0, %d]", MaxThreshold))
 		}
 		n := 0
 		for _, w := range []struct {

@@ -64,8 +64,8 @@ func (t ThroughputTarget) Validate() error {
 		return bad("windows", "[]", "at least one window length in seconds")
 	}
 	for _, d := range t.Windows {
-		if !(d > 0) || math.IsInf(d, 1) {
-			return bad("windows", d, "window lengths are seconds > 0")
+		if !(d > 0 && d <= MaxWindowS) {
+			return bad("windows", d, fmt.Sprintf("window lengths are seconds in (0, %g]", MaxWindowS))
 		}
 	}
 	if t.MaxOverloadProb != NoOverloadTarget && !(t.MaxOverloadProb >= 0 && t.MaxOverloadProb < 1) {

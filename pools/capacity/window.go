@@ -14,6 +14,10 @@ import (
 // memory.
 const MaxBuckets = 50_000_000
 
+// MaxWindowS bounds a window length, seconds (about 31.7 years), so that
+// τ·Δ stays finite for every τ up to MaxTau.
+const MaxWindowS = 1e9
+
 // Windowed is a series bucketed into windows of Δ seconds: bucket n covers
 // arrivals in [nΔ, (n+1)Δ) (times relative to the first arrival), there are
 // ⌊t_max/Δ⌋ + 1 buckets, empty ones included, and X_n = D_n/(τΔ) is the
@@ -28,8 +32,8 @@ type Windowed struct {
 // Bucket buckets s into windows of deltaS seconds for a unit rate of tau
 // adjusted tokens per second.
 func Bucket(s Series, tau, deltaS float64) (Windowed, error) {
-	if !(deltaS > 0) || math.IsInf(deltaS, 1) {
-		return Windowed{}, &workload.FieldError{Field: "window", Value: deltaS, Allowed: "a window length in seconds > 0"}
+	if !(deltaS > 0 && deltaS <= MaxWindowS) {
+		return Windowed{}, &workload.FieldError{Field: "window", Value: deltaS, Allowed: fmt.Sprintf("a window length in seconds, in (0, %g]", MaxWindowS)}
 	}
 	if !(tau > 0) || math.IsInf(tau, 1) {
 		return Windowed{}, &workload.FieldError{Field: "tau", Value: tau, Allowed: "a number > 0"}

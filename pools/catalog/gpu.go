@@ -82,6 +82,10 @@ func LookupGPU(name string) (GPU, error) {
 	}
 	g, ok := catalog[strings.ToLower(name)]
 	if !ok {
+		if h, err := LookupHardware(name); err == nil {
+			return GPU{}, fmt.Errorf("%q is a GPU specification, not a profile: name an instance %s/MODEL/tpN (e.g. %s/llama-3.1-70b/tp4); hand-written profiles: %s",
+				name, h.Name, h.Name, strings.Join(GPUNames(), ", "))
+		}
 		return GPU{}, fmt.Errorf("unknown GPU %q (allowed: %s, or GPU/MODEL/tpN)", name, strings.Join(GPUNames(), ", "))
 	}
 	return g, nil

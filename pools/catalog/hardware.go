@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 )
@@ -25,19 +24,32 @@ type Hardware struct {
 	Source        string  `json:"source" yaml:"source"`                     // datasheet the other figures come from
 }
 
-// Validate checks that a spec can give a profile: positive, finite memory,
-// bandwidth, FP16 throughput and price; link bandwidth, FP8 throughput and
-// power >= 0.
+// MaxSpec bounds every figure of a Hardware (GB, GB/s, TFLOPS, W, USD per
+// hour): far above any real GPU, low enough that the arithmetic stays
+// finite and fits an int.
+const MaxSpec = 1e6
+
+// Validate checks that a spec can give a profile: memory, bandwidth (>= 1
+// GB/s), FP16 throughput (>= 0.01 TFLOPS) and price > 0; link bandwidth,
+// FP8 throughput and power >= 0; all <= MaxSpec.
 func (h Hardware) Validate() error {
 	pos := func(field string, v float64) error {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("gpu %q: %s = %v: must be a finite number > 0", h.Name, field, v)
+		if !(v > 0 && v <= MaxSpec) {
+			return fmt.Errorf("gpu %q: %s = %g: must be a number > 0 and <= %g", h.Name, field, v, float64(MaxSpec))
 		}
 		return nil
 	}
 	nonneg := func(field string, v float64) error {
-		if !(v >= 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("gpu %q: %s = %v: must be a finite number >= 0", h.Name, field, v)
+		if !(v >= 0 && v <= MaxSpec) {
+			return fmt.Errorf("gpu %q: %s = %g: must be a number >= 0 and <= %g", h.Name, field, v, float64(MaxSpec))
+		}
+		return nil
+	}
+	// floors keep computed times finite and meaningful (a slower GPU
+	// than 1 GB/s or 0.01 TFLOPS is a typo for another unit)
+	floor := func(field string, v, lo float64) error {
+		if v < lo {
+			return fmt.Errorf("gpu %q: %s = %g: must be >= %g", h.Name, field, v, lo)
 		}
 		return nil
 	}
@@ -48,6 +60,7 @@ func (h Hardware) Validate() error {
 		pos("mem_gb", h.MemGB), pos("mem_bw_gbs", h.MemBWGBs), pos("fp16_tflops", h.FP16TFLOPS),
 		pos("usd_per_gpu_hour", h.USDPerGPUHour), nonneg("fp8_tflops", h.FP8TFLOPS),
 		nonneg("link_gbs", h.LinkGBs), nonneg("power_w", h.PowerW),
+		floor("mem_bw_gbs", h.MemBWGBs, 1), floor("fp16_tflops", h.FP16TFLOPS, 0.01),
 	} {
 		if err != nil {
 			return err

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -63,6 +64,9 @@ func ParseHFConfig(name string, data []byte) (Model, error) {
 		n string
 		v int
 	}{{"num_hidden_layers", c.Layers}, {"hidden_size", c.Hidden}, {"num_attention_heads", c.Heads}, {"vocab_size", c.Vocab}} {
+		if f.v == 0 && !bytes.Contains(data, []byte(`"`+f.n+`"`)) {
+			return Model{}, fmt.Errorf("config.json %s: %s missing: want an integer 1 to %d", name, f.n, maxHFDim)
+		}
 		if f.v < 1 || f.v > maxHFDim {
 			return Model{}, fmt.Errorf("config.json %s: %s = %d: must be 1 to %d", name, f.n, f.v, maxHFDim)
 		}

@@ -112,8 +112,8 @@ func (in Instance) Validate() error {
 		return fmt.Errorf("tp = %d: neither divides nor is a multiple of the %d KV heads of %s", in.TP, m.KVHeads, m.Name)
 	case !(in.Util > 0 && in.Util <= 1):
 		return fmt.Errorf("util = %v: must be in (0, 1]", in.Util)
-	case !(in.ReserveGB >= 0) || math.IsInf(in.ReserveGB, 0):
-		return fmt.Errorf("reserve_gb = %v: must be a finite number >= 0", in.ReserveGB)
+	case !(in.ReserveGB >= 0 && in.ReserveGB < in.GPU.MemGB):
+		return fmt.Errorf("reserve_gb = %g: must be >= 0 and below the %g GB of a %s", in.ReserveGB, in.GPU.MemGB, in.GPU.Name)
 	case in.BlockTokens < 1:
 		return fmt.Errorf("block_tokens = %d: must be >= 1", in.BlockTokens)
 	}

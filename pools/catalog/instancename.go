@@ -24,8 +24,9 @@ func ParseInstanceName(name string) (Instance, error) {
 		return Instance{}, err
 	}
 	if len(parts) == 3 {
-		tp, err := strconv.Atoi(strings.TrimPrefix(parts[2], "tp"))
-		if err != nil || !strings.HasPrefix(parts[2], "tp") {
+		digits, ok := strings.CutPrefix(parts[2], "tp")
+		tp, err := strconv.Atoi(digits)
+		if err != nil || !ok || digits == "" || (len(digits) > 1 && digits[0] == '0') || strings.Trim(digits, "0123456789") != "" {
 			return Instance{}, fmt.Errorf("instance %q: tensor parallelism %q: want tpN, N in 1..%d", name, parts[2], MaxTP)
 		}
 		return NewInstance(g, m, tp), nil

@@ -12,26 +12,26 @@ import (
 // Model is a transformer's KV-cache geometry and weight size (token-budget
 // paper §1.1 eq. 1).
 type Model struct {
-	Name        string  `json:"name"`         // catalog key, lower case
-	Layers      int     `json:"layers"`       // n_l
-	KVHeads     int     `json:"kv_heads"`     // n_h (GQA key/value heads)
-	HeadDim     int     `json:"head_dim"`     // d_h
-	KVBytes     float64 `json:"kv_bytes"`     // bytes per cached element (2 = fp16/bf16, 1 = fp8)
-	WeightBytes float64 `json:"weight_bytes"` // all weights, bytes (split over TP GPUs)
-	Source      string  `json:"source,omitempty"`
+	Name        string  `json:"name" yaml:"name"`                 // catalog key, lower case
+	Layers      int     `json:"layers" yaml:"layers"`             // n_l
+	KVHeads     int     `json:"kv_heads" yaml:"kv_heads"`         // n_h (GQA key/value heads)
+	HeadDim     int     `json:"head_dim" yaml:"head_dim"`         // d_h
+	KVBytes     float64 `json:"kv_bytes" yaml:"kv_bytes"`         // bytes per cached element (2 = fp16/bf16, 1 = fp8)
+	WeightBytes float64 `json:"weight_bytes" yaml:"weight_bytes"` // all weights, bytes (split over TP GPUs)
+	Source      string  `json:"source,omitempty" yaml:"source,omitempty"`
 
 	// Architecture, used by computed profiles (Instance.Profile); zero
 	// when unknown (the KV-only models of a --models file).
-	Hidden        int     `json:"hidden,omitempty"`         // hidden size d_model
-	Heads         int     `json:"heads,omitempty"`          // attention (query) heads
-	Vocab         int     `json:"vocab,omitempty"`          // vocabulary size
-	Params        float64 `json:"params,omitempty"`         // all parameters
-	ActiveParams  float64 `json:"active_params,omitempty"`  // parameters used per token (MoE: shared + active experts); 0 = Params
-	Experts       int     `json:"experts,omitempty"`        // routed experts per MoE layer (0 = dense)
-	ActiveExperts int     `json:"active_experts,omitempty"` // experts each token is routed to
+	Hidden        int     `json:"hidden,omitempty" yaml:"hidden,omitempty"`                 // hidden size d_model
+	Heads         int     `json:"heads,omitempty" yaml:"heads,omitempty"`                   // attention (query) heads
+	Vocab         int     `json:"vocab,omitempty" yaml:"vocab,omitempty"`                   // vocabulary size
+	Params        float64 `json:"params,omitempty" yaml:"params,omitempty"`                 // all parameters
+	ActiveParams  float64 `json:"active_params,omitempty" yaml:"active_params,omitempty"`   // parameters used per token (MoE: shared + active experts); 0 = Params
+	Experts       int     `json:"experts,omitempty" yaml:"experts,omitempty"`               // routed experts per MoE layer (0 = dense)
+	ActiveExperts int     `json:"active_experts,omitempty" yaml:"active_experts,omitempty"` // experts each token is routed to
 	// KVNote explains a KV geometry that is an equivalent rather than the
 	// attention's own (DeepSeek's MLA latent cache).
-	KVNote string `json:"kv_note,omitempty"`
+	KVNote string `json:"kv_note,omitempty" yaml:"kv_note,omitempty"`
 }
 
 // Active returns the parameters read per token: ActiveParams, or Params for

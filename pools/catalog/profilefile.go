@@ -26,7 +26,7 @@ type ProfileFile struct {
 	TP        int         `yaml:"tp"`         // GPUs per instance (0: smallest of 1, 2, 4, 8 that fits)
 	Util      *float64    `yaml:"util"`       // usable memory fraction (default DefaultUtil)
 	ReserveGB *float64    `yaml:"reserve_gb"` // runtime reserve per GPU, GB (default DefaultReserveGB)
-	Eff       *Efficiency `yaml:"efficiency"` // roofline factors (default DefaultEfficiency)
+	Eff       *Efficiency `yaml:"efficiency"` // roofline factors (absent keys: DefaultEfficiency's)
 }
 
 // Constants are a profile's constants written by hand (GPU's fields).
@@ -52,7 +52,9 @@ func ParseProfileFile(data []byte, readFile func(path string) ([]byte, error)) (
 // ParseProfileFileInstance is ParseProfileFile that also returns the
 // instance a specification file was computed from (nil for constants).
 func ParseProfileFileInstance(data []byte, readFile func(path string) ([]byte, error)) (GPU, *Instance, error) {
-	var f ProfileFile
+	// efficiency keys absent from the file keep their defaults
+	def := DefaultEfficiency
+	f := ProfileFile{Eff: &def}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {

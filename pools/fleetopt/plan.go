@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/occupancy"
 	"github.com/fleetsim/fleetsim/pools/queueing"
 )
 
@@ -202,6 +203,11 @@ type PoolPlan struct {
 	// is not one plain slice (short-calibration mix): slices, their share
 	// of the pool's requests and, for the C&R band, the budget B.
 	Mix []MixPart `json:"mix,omitempty"`
+	// GPUsPaper and Occupancy are set under the occupancy service model
+	// (Planner.ApplyOccupancy): the paper model's count and the occupancy
+	// model's prediction at GPUs.
+	GPUsPaper int                   `json:"gpus_paper,omitempty"`
+	Occupancy *occupancy.Prediction `json:"occupancy,omitempty"`
 
 	stats ServiceStats
 }
@@ -256,6 +262,9 @@ type Plan struct {
 	InputFraction    float64      `json:"input_fraction"`
 	ChunkTokens      int          `json:"chunk_tokens"`
 	Methods          []MethodPlan `json:"methods"`
+	// ServiceModel is ServiceOccupancy after Planner.ApplyOccupancy; empty
+	// for the paper model.
+	ServiceModel string `json:"service_model,omitempty"`
 }
 
 // Planner sizes fleets for one workload CDF. It caches calibrations, so a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -34,6 +35,21 @@ type BenchGroup struct {
 // Name returns the group's label "model/hw/prec/tpN".
 func (g BenchGroup) Name() string {
 	return fmt.Sprintf("%s/%s/%s/tp%d", g.Model, g.HW, g.Precision, g.TP)
+}
+
+// benchLimits bounds the benchmark's numeric columns beyond ">= 0", so that
+// a fit stays finite and its profile valid: batch sizes and prompt lengths
+// are whole numbers within a profile's limits, times at most MaxProfileMs.
+var benchLimits = map[string]struct {
+	max     float64
+	whole   bool
+	allowed string
+}{
+	"bb":      {MaxBatchLimit, true, fmt.Sprintf("a batch size is a whole number 1 to %d", MaxBatchLimit)},
+	"in":      {1 << 24, true, fmt.Sprintf("prompt tokens: a whole number 0 to %d", 1<<24)},
+	"itl":     {MaxProfileMs, false, fmt.Sprintf("must be a number of ms in [0, %g]", MaxProfileMs)},
+	"prefill": {MaxProfileMs, false, fmt.Sprintf("must be a number of ms in [0, %g]", MaxProfileMs)},
+	"ttft":    {MaxProfileMs, false, fmt.Sprintf("must be a number of ms in [0, %g]", MaxProfileMs)},
 }
 
 // MaxBenchRows bounds a benchmark file.
@@ -97,6 +113,9 @@ func ReadBench(r io.Reader) ([]BenchGroup, error) {
 			v, err := strconv.ParseFloat(s, 64)
 			if err != nil || !finite(v) || v < 0 {
 				return bad(fmt.Sprintf("line %d: %s", line, c), s, "must be a finite number >= 0")
+			}
+			if lim, ok := benchLimits[c]; ok && (v > lim.max || (lim.whole && v != math.Trunc(v))) {
+				return bad(fmt.Sprintf("line %d: %s", line, c), s, "%s", lim.allowed)
 			}
 			*dst = v
 			return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -49,6 +50,9 @@ const (
 	MaxEntries               = 1000
 	MaxPriority              = 1_000_000
 	MaxReplicasPerWorkload   = 1 << 20
+	// MaxUnitCost bounds a unit cost (per accelerator unit and hour), so
+	// that every cost (at most 1,024 units × 2^20 replicas) stays finite.
+	MaxUnitCost = 1e9
 )
 
 // Config is a variants file: the variants (a model on an accelerator
@@ -133,6 +137,12 @@ func ParseConfig(data []byte) (*Config, error) {
 		}
 		return nil, fmt.Errorf("variants file: %s", oneLine(err.Error()))
 	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err == nil {
+		if err := checkWholeNumbers(&doc, reflect.TypeOf(c), ""); err != nil {
+			return nil, err
+		}
+	}
 	if err := c.check(false); err != nil {
 		return nil, err
 	}
@@ -212,8 +222,8 @@ func (c *Config) check(needProfiles bool) error {
 			return bad(f+"accelerator", v.Accelerator, "a variant needs an accelerator type")
 		case v.AcceleratorsPerReplica < 0 || v.AcceleratorsPerReplica > 1024:
 			return bad(f+"accelerators_per_replica", v.AcceleratorsPerReplica, "must be 1 to 1024 (0 = 1)")
-		case !finite(v.UnitCost) || v.UnitCost < 0:
-			return bad(f+"unit_cost", v.UnitCost, "must be a finite number >= 0")
+		case !(v.UnitCost >= 0 && v.UnitCost <= MaxUnitCost):
+			return bad(f+"unit_cost", v.UnitCost, "must be a number in [0, %g] per accelerator unit", MaxUnitCost)
 		case v.MinReplicas < 0 || v.MinReplicas > MaxReplicasPerWorkload:
 			return bad(f+"min_replicas", v.MinReplicas, "must be 0 to %d", MaxReplicasPerWorkload)
 		case v.Profile != nil && v.ProfileFile != "" && !needProfiles: // (ResolveProfiles fills Profile from the file)

@@ -58,6 +58,11 @@ type FitReport struct {
 	Prefill *LinearFit `json:"prefill,omitempty" yaml:"prefill,omitempty"`
 }
 
+// MaxProfileMs bounds every constant of a profile, ms (1,000 s per decode
+// step or per prompt token is far beyond any hardware), so that rates and
+// times derived from it stay finite.
+const MaxProfileMs = 1e6
+
 // Validate checks the profile's constants; field names are prefixed by
 // prefix (e.g. "variants[2].profile.").
 func (p Profile) Validate(prefix string) error {
@@ -65,8 +70,8 @@ func (p Profile) Validate(prefix string) error {
 		name string
 		v    float64
 	}{{"alpha_ms", p.Alpha}, {"beta_ms", p.Beta}, {"gamma_ms", p.Gamma}, {"delta_ms", p.Delta}} {
-		if !finite(f.v) || f.v < 0 {
-			return bad(prefix+f.name, f.v, "must be a finite number of ms >= 0")
+		if !(f.v >= 0 && f.v <= MaxProfileMs) {
+			return bad(prefix+f.name, f.v, "must be a number of ms in [0, %g]", MaxProfileMs)
 		}
 	}
 	if !(p.Alpha > 0) {
@@ -122,6 +127,9 @@ func ReadProfiles(r io.Reader) ([]Profile, error) {
 	}
 	if len(data) > MaxProfileBytes {
 		return nil, fmt.Errorf("profile file larger than %d bytes", MaxProfileBytes)
+	}
+	if err := checkDuplicateKeys(data); err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -46,6 +46,82 @@ func gLine(pts plotter.XYs) (*plotter.Line, error) {
 	return l, nil
 }
 
+// maxPlotPoints bounds the points a capacity plot draws per series: a
+// 9-inch PNG has fewer pixels across, and drawing millions of windows took
+// minutes.
+const maxPlotPoints = 4000
+
+// timelinePoints returns X_n against time, thinned to at most
+// 2·maxPlotPoints points: beyond maxPlotPoints windows, each run of
+// consecutive windows is drawn as its lowest and its highest X_n (in time
+// order), so every peak stays visible.
+func timelinePoints(w *capacity.Windowed) plotter.XYs {
+	n := len(w.X)
+	if n <= maxPlotPoints {
+		pts := make(plotter.XYs, n)
+		for i, x := range w.X {
+			pts[i] = plotter.XY{X: float64(i) * w.DeltaS, Y: x}
+		}
+		return pts
+	}
+	chunk := (n + maxPlotPoints - 1) / maxPlotPoints
+	pts := make(plotter.XYs, 0, 2*maxPlotPoints+2)
+	for start := 0; start < n; start += chunk {
+		end := min(start+chunk, n)
+		lo, hi := start, start
+		for i := start; i < end; i++ {
+			if w.X[i] < w.X[lo] {
+				lo = i
+			}
+			if w.X[i] > w.X[hi] {
+				hi = i
+			}
+		}
+		a, b := min(lo, hi), max(lo, hi)
+		pts = append(pts, plotter.XY{X: float64(a) * w.DeltaS, Y: w.X[a]})
+		if b != a {
+			pts = append(pts, plotter.XY{X: float64(b) * w.DeltaS, Y: w.X[b]})
+		}
+	}
+	return pts
+}
+
+// distributionPoints returns the share of windows with X_n > x at each
+// distinct value x of the ascending xs (shares > 0 only), thinned to a
+// bounded number of points: a point is kept when x has moved by 1/1000 of
+// the range or the share has fallen by 1% since the last point kept (the
+// plot's resolution on its linear x and logarithmic y axes), and the last
+// point is always kept.
+func distributionPoints(xs []float64) plotter.XYs {
+	n := float64(len(xs))
+	var pts plotter.XYs
+	if len(xs) == 0 {
+		return pts
+	}
+	step := (xs[len(xs)-1] - xs[0]) / 1000
+	var pending *plotter.XY
+	for k, x := range xs {
+		if k+1 < len(xs) && xs[k+1] == x {
+			continue // one point per distinct value
+		}
+		share := (n - float64(k+1)) / n
+		if !(share > 0) {
+			continue
+		}
+		p := plotter.XY{X: x, Y: share}
+		if m := len(pts); m == 0 || x-pts[m-1].X >= step || share <= 0.99*pts[m-1].Y {
+			pts = append(pts, p)
+			pending = nil
+		} else {
+			pending = &p
+		}
+	}
+	if pending != nil {
+		pts = append(pts, *pending)
+	}
+	return pts
+}
+
 // WriteCapacityTimeline writes a PNG of X_n (units needed per window) over
 // time for one window length, with the reserved G as a dashed line.
 func WriteCapacityTimeline(path string, w *capacity.Windowed, g float64, unit, title string) error {
@@ -53,11 +129,7 @@ func WriteCapacityTimeline(path string, w *capacity.Windowed, g float64, unit, t
 	p.Title.Text = title
 	p.X.Label.Text = "time since the first request (s)"
 	p.Y.Label.Text = fmt.Sprintf("X_n: %ss needed per %g s window", unit, w.DeltaS)
-	pts := make(plotter.XYs, len(w.X))
-	for i, x := range w.X {
-		pts[i] = plotter.XY{X: float64(i) * w.DeltaS, Y: x}
-	}
-	l, err := plotter.NewLine(pts)
+	l, err := plotter.NewLine(timelinePoints(w))
 	if err != nil {
 		return err
 	}
@@ -88,17 +160,12 @@ func WriteCapacityDistribution(path string, ws []capacity.Windowed, g float64, u
 	for i := range ws {
 		xs := slices.Clone(ws[i].X)
 		slices.Sort(xs)
-		n := float64(len(xs))
-		var pts plotter.XYs
-		for k, x := range xs {
-			if k+1 < len(xs) && xs[k+1] == x {
-				continue // one point per distinct value
-			}
-			if share := (n - float64(k+1)) / n; share > 0 {
-				pts = append(pts, plotter.XY{X: x, Y: share})
-				lowest = math.Min(lowest, share)
-			}
-			highest = math.Max(highest, x)
+		pts := distributionPoints(xs)
+		if len(pts) > 0 {
+			lowest = math.Min(lowest, pts[len(pts)-1].Y)
+		}
+		if len(xs) > 0 {
+			highest = math.Max(highest, xs[len(xs)-1])
 		}
 		if len(pts) == 0 {
 			continue

@@ -25,6 +25,9 @@ type Figure struct {
 	YLabel string
 	// LogX draws the x axis on a log scale (all X must be > 0).
 	LogX bool
+	// LogY draws the y axis on a log scale; points with Y <= 0 are left
+	// out.
+	LogY bool
 	// XTicks, when set, labels the x values 0, 1, … (a categorical axis).
 	XTicks []string
 	// LegendBottom puts the legend in the lower right corner instead of
@@ -69,6 +72,10 @@ func (f Figure) Render(format string) ([]byte, error) {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.ConstantTicks(dataTicks(f.Series))
 	}
+	if f.LogY {
+		p.Y.Scale = plot.LogScale{}
+		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
 	if len(f.XTicks) > 0 {
 		ticks := make([]plot.Tick, len(f.XTicks))
 		for i, l := range f.XTicks {
@@ -87,7 +94,7 @@ func (f Figure) Render(format string) ([]byte, error) {
 		}
 		xy := make(plotter.XYs, 0, len(s.X))
 		for j := range s.X {
-			if math.IsNaN(s.Y[j]) || math.IsInf(s.Y[j], 0) || (f.LogX && !(s.X[j] > 0)) {
+			if math.IsNaN(s.Y[j]) || math.IsInf(s.Y[j], 0) || (f.LogX && !(s.X[j] > 0)) || (f.LogY && !(s.Y[j] > 0)) {
 				continue
 			}
 			xy = append(xy, plotter.XY{X: s.X[j], Y: s.Y[j]})
@@ -114,6 +121,7 @@ func (f Figure) Render(format string) ([]byte, error) {
 	if f.YFromZero {
 		p.Y.Min = math.Min(p.Y.Min, 0)
 	}
+	legendRoom(p)
 	wt, err := p.WriterTo(figureWidth, figureHeight, format)
 	if err != nil {
 		return nil, err

@@ -288,6 +288,9 @@ func (s *ParquetSink) Write(r *sim.Record) error {
 	if s.err != nil {
 		return s.err
 	}
+	if s.closed { // after Close: the encoder's queue is closed
+		return fmt.Errorf("export: %s: write after Close", s.f.path)
+	}
 	b := s.cur
 	b.bufs[b.n].set(r)
 	b.n++

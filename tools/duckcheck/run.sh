@@ -2,8 +2,10 @@
 # Independent check of fleetsim's Parquet output: runs a small simulation
 # with the Go CLI, then reads requests.parquet with DuckDB (npm package
 # @duckdb/node-api) and compares the row count, column sums and schema with
-# the numbers Go computed while writing (summary.json). Exits non-zero on a
-# mismatch or on any failure.
+# the numbers Go computed while writing (summary.json). Then runs a small
+# sweep whole and in 3 shards and checks that the documented DuckDB merge
+# query (deploy/merge-parts.sql) gives the whole sweep's rows. Exits
+# non-zero on a mismatch or on any failure.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -37,3 +39,22 @@ if node "$here/check.mjs" "$tmp/bad" 2>/dev/null; then
   exit 1
 fi
 echo "duckcheck: a wrong row count is detected (self-test OK)"
+
+# A small sweep, whole and in 3 shards: the merge query documented in
+# docs/sweep.md (deploy/merge-parts.sql) must give the whole sweep's rows.
+grid=(--rates 20,40,60 --router length,token-budget --requests 500
+  --pool short:a100:2:4096 --pool long:a100:4:65536 --no-plots)
+go build -o "$tmp/fleetsim" ./cmd/fleetsim
+quiet() { "$@" >/dev/null 2>"$tmp/sweep.log" || { cat "$tmp/sweep.log" >&2; exit 1; }; }
+quiet "$tmp/fleetsim" sweep "${grid[@]}" --out "$tmp/sweep-whole"
+for i in 0 1 2; do
+  quiet "$tmp/fleetsim" sweep "${grid[@]}" --shard "$i/3" --out "$tmp/sweep-sharded"
+done
+node "$here/sweepcheck.mjs" "$root/deploy/merge-parts.sql" "$tmp/sweep-sharded" "$tmp/sweep-whole"
+# The check must be able to fail: a missing part is caught.
+rm "$tmp/sweep-sharded/parts/part-0001-of-0003.parquet"
+if node "$here/sweepcheck.mjs" "$root/deploy/merge-parts.sql" "$tmp/sweep-sharded" "$tmp/sweep-whole" 2>/dev/null; then
+  echo "sweepcheck: a missing part was not detected" >&2
+  exit 1
+fi
+echo "sweepcheck: a missing part is detected (self-test OK)"

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestSizeBadInput(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--seeds", "0"}, "--seeds 0"},
+		{[]string{"--slo-ttft-p99", "10ms"}, "unreachable"},
+		{[]string{"--slo-ttft-p99", "0"}, "needs a latency target"},
+		{[]string{"--method", "spillover"}, "--method"},
+		{[]string{"--format", "xml"}, "--format"},
+		{[]string{"--util-cap", "2"}, "--util-cap"},
+		// --requests 0 used to reach the library, which reads 0 as "default"
+		// and ran 50,000 requests per pool (review7).
+		{[]string{"--requests", "0"}, "--requests 0"},
+		{[]string{"--seeds", "1e9"}, "--seeds"},
+	} {
+		code, _, errs := runCLI(t, append([]string{"size"}, tt.args...)...)
+		if code != 2 || !strings.Contains(errs, tt.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q (want one line with %q)", tt.args, code, errs, tt.want)
+		}
+	}
+}
+
+// A reduced run of the JSON contract: the three counts per pool.
+func TestSizeJSON(t *testing.T) {
+	code, out, errs := runCLI(t, "size", "--workload", "lmsys", "--rate", "60", "--b-short", "1536", "--seeds", "2", "--requests", "2000", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "size: pool long:") {
+		t.Errorf("no progress on stderr: %q", errs)
+	}
+	var doc struct {
+		Pools []map[string]any `json:"pools"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range doc.Pools {
+		for _, k := range []string{"gpus_analytic_paper", "gpus_analytic_occupancy", "gpus_simulated", "annual_cost_usd", "margin_ttft"} {
+			if _, ok := p[k]; !ok {
+				t.Errorf("pool %v lacks %q", p["name"], k)
+			}
+		}
+	}
+}

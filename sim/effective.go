@@ -1,0 +1,25 @@
+package sim
+
+import "github.com/fleetsim/fleetsim/sim/osd"
+
+// Effective returns c with the defaults that Run applies spelled out (the
+// workload's optional fields, central dispatch for pools that name none,
+// the over-saturation detector's mode and guidellm's parameters), so that a
+// summary records the settings a run used. The pools are copied.
+func (c Config) Effective() Config {
+	c.Workload = c.Workload.WithDefaults()
+	c.Pools = append([]PoolConfig(nil), c.Pools...)
+	for i := range c.Pools {
+		if c.Pools[i].Dispatch == "" {
+			c.Pools[i].Dispatch = DispatchCentral
+		}
+	}
+	if c.OSD.Mode == "" {
+		c.OSD.Mode = OSDMonitor
+	}
+	if c.OSD.Params == nil && c.OSD.Mode != OSDOff {
+		p := osd.DefaultConfig()
+		c.OSD.Params = &p
+	}
+	return c
+}

@@ -1,0 +1,27 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fleetsim/fleetsim/engine"
+	"github.com/fleetsim/fleetsim/workload"
+)
+
+// TestWorkPastTimeRangeFails: a request whose work would run past the
+// engines' time range (2^63 ps, about 106 days) cannot be reported as
+// finished, and must not vanish either: with W = 100 s per iteration and
+// nothing else, a 92,234-token output needs 92,234 iterations, about
+// 9.22·10^6 s (hand computation), more than the range. The run fails and
+// names the unfinished request instead of exiting with it left out.
+func TestWorkPastTimeRangeFails(t *testing.T) {
+	reqs := []workload.Request{
+		{ID: 0, Arrival: 0, InputTokens: 1, OutputTokens: 2, MaxOutputTokens: 2, Bytes: 4},
+		{ID: 1, Arrival: 1, InputTokens: 1, OutputTokens: 92_234, MaxOutputTokens: 92_234, Bytes: 4},
+	}
+	_, err := runPaper(t, []PoolConfig{{Name: "x", GPU: "a100", Count: 1, MaxContext: 100_000,
+		Override: &EngineOverride{Timing: &engine.Timing{W: 100}, MaxSeqs: 1}}}, reqs)
+	if err == nil || !strings.Contains(err.Error(), "time range") {
+		t.Fatalf("err = %v, want the run to fail naming the time range", err)
+	}
+}
