@@ -245,7 +245,7 @@ func writeFidelities(w io.Writer, v *experiments.Validation) error {
 	if len(v.Pools) == 0 || (v.Pools[0].Slot == nil && v.Pools[0].KV == nil) {
 		return nil
 	}
-	fmt.Fprintln(w, "\nfidelities (P(wait): slot = wait > 0; engine and kv = wait above the pool's longest possible iteration):")
+	fmt.Fprintln(w, "\nfidelities (P(wait): slot = wait > 0; engine and kv = wait above the pool's longest possible iteration;\n… err = (model − sim)/sim, the opposite sign of the table above's occ diff = (sim − occ)/occ):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "pool\tsource\tutil\tP(wait)\tP99 wait s\tP99 TTFT s\tpreemptions\tpaper util err\tocc util err\tpaper TTFT err\tocc TTFT err\t")
 	for _, p := range v.Pools {

@@ -140,8 +140,9 @@ type sizer struct {
 	plan   fleetopt.MethodPlan
 	frac   float64
 	router sim.RouterConfig
-	// counts are the pools' current counts (the other pools of a C&R
-	// fleet are held at their occupancy counts while one is searched).
+	// counts are the pools' current counts (while one pool of a C&R
+	// fleet is searched, the others are held at theirs: the occupancy
+	// count until searched, the simulated count after).
 	counts []int
 	warm   []float64 // warm-up, s, per pool
 }
@@ -209,7 +210,7 @@ func Size(cfg SizeConfig) (*SizeResult, error) {
 	res.Interaction = "length router: a request's pool depends on its length only, so each pool is simulated alone on the requests routed to it (the same requests for every candidate and seed)"
 	if m.Gamma > 1 && len(m.Pools) == 2 {
 		s.router = sim.RouterConfig{Config: router.Config{Kind: sim.RouterCR, BShort: m.BShort, Gamma: m.Gamma, PC: m.PC}}
-		res.Interaction = "compress-and-route: the router's decisions do not depend on pool load, so each pool is searched in the full fleet with the other pool held at its occupancy-model count (every candidate sees the same requests and decisions)"
+		res.Interaction = "compress-and-route: the router's decisions do not depend on pool load, so each pool is searched in the full fleet with the other pool held at its current count — occupancy-model until searched, simulated after (every candidate sees the same requests and decisions)"
 	}
 	res.Router = s.router.Kind
 	for _, p := range m.Pools {
