@@ -156,17 +156,8 @@ func parseFloat(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 
 func runCapacity(args []string, stdout, stderr io.Writer) error {
 	f := newCapacityFlags()
-	f.fs.SetOutput(io.Discard)
-	f.fs.Usage = func() {}
-	if err := f.fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			capacityUsage(stdout, f.fs)
-			return nil
-		}
-		return badInput("%s (run 'fleetsim capacity --help')", oneLine(err))
-	}
-	if f.fs.NArg() > 0 {
-		return badInput("unexpected argument %q (run 'fleetsim capacity --help')", f.fs.Arg(0))
+	if help, err := parseFlags("capacity", f.fs, args, stdout, capacityUsage, false); help || err != nil {
+		return err
 	}
 	if f.format != "table" && f.format != "json" {
 		return badInput("--format %q: allowed: table, json", f.format)

@@ -177,3 +177,14 @@ func TestCapacitySimulateAzureConv(t *testing.T) {
 		}
 	}
 }
+
+// TestCapacityTinyWindowMessage (review5): a window of 1e-300 s is refused in
+// one short line; the window count was printed with %.0f (a 300-digit number).
+func TestCapacityTinyWindowMessage(t *testing.T) {
+	args := []string{"capacity", "--workload", "azure", "--rate", "10", "--requests", "100", "--windows", "1e-300"}
+	code, _, errs := runCLI(t, args...)
+	oneErrLine(t, args, code, errs, "windows, at most")
+	if len(errs) > 200 {
+		t.Errorf("stderr is %d bytes: %q", len(errs), errs)
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -71,17 +70,8 @@ func runCatalog(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&f.reserve, "reserve-gb", catalog.DefaultReserveGB, "profile: runtime reserve per GPU inside the usable memory, GB")
 	fs.StringVar(&f.file, "file", "", "profile: a catalog profile `FILE` (YAML: constants or specs) instead of --gpu/--model")
 	fs.StringVar(&f.format, "format", "table", "output: table or json")
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			catalogUsage(stdout, fs)
-			return nil
-		}
-		return badInput("%s (run 'fleetsim catalog --help')", oneLine(err))
-	}
-	if fs.NArg() > 0 {
-		return badInput("unexpected argument %q (run 'fleetsim catalog --help')", fs.Arg(0))
+	if help, err := parseFlags("catalog", fs, args, stdout, catalogUsage, false); help || err != nil {
+		return err
 	}
 	if f.format != "table" && f.format != "json" {
 		return badInput("--format %q: allowed: table, json", f.format)

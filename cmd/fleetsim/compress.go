@@ -53,14 +53,8 @@ func runCompress(args []string, stdout, stderr io.Writer) error {
 	fs.SortFlags = false
 	budget := fs.Int("budget", 0, "token budget `N` of the compressed prompt (> 0), e.g. T_c = B_short − L_out")
 	format := fs.String("format", "text", "stdout: text (the compressed prompt) or json (metrics and timing)")
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			compressUsage(stdout, fs)
-			return nil
-		}
-		return badInput("%s (run 'fleetsim compress --help')", oneLine(err))
+	if help, err := parseFlags("compress", fs, args, stdout, compressUsage, true); help || err != nil {
+		return err
 	}
 	if *format != "text" && *format != "json" {
 		return badInput("--format %q: allowed: text, json", *format)

@@ -51,14 +51,8 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	timing := fs.Bool("timing", false, "add wall-clock measurements (planner time, compressor latency); without it the output is byte-identical for a seed")
 	outDir := fs.StringP("out", "o", "", "write DIR/EXPERIMENTS.md (every table, differences, figures), one CSV per experiment and the figures (PNG, SVG) to `DIR` instead of printing")
 	compat := fs.String("compat", "", "papers: FleetOpt Tables 3, 5, 6 and §7.4 sized as the papers' simulator did (Python random.Random(42) Monte Carlo); default: exact moments, with the papers-compatible table beside them")
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			experimentUsage(stdout, fs)
-			return nil
-		}
-		return badInput("%s (run 'fleetsim experiment --help')", oneLine(err))
+	if help, err := parseFlags("experiment", fs, args, stdout, experimentUsage, true); help || err != nil {
+		return err
 	}
 	switch *format {
 	case "markdown", "json", "csv":

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -74,17 +73,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.out, "out", "", "write the profile file (JSON) to `FILE`")
 	fs.StringVar(&f.plot, "plot", "", "draw the fit to `FILE`.png or FILE.svg")
 	fs.StringVar(&f.format, "format", "text", "stdout: text or json (the profile file)")
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fitUsage(stdout, fs)
-			return nil
-		}
-		return badInput("%s (run 'fleetsim fit --help')", oneLine(err))
-	}
-	if fs.NArg() > 0 {
-		return badInput("unexpected argument %q (run 'fleetsim fit --help')", fs.Arg(0))
+	if help, err := parseFlags("fit", fs, args, stdout, fitUsage, false); help || err != nil {
+		return err
 	}
 	if err := onlyWith(fs, f.fromSim, "--from-sim", "gpu", "timing", "batches", "max-ctx", "in", "out-tokens"); err != nil {
 		return err

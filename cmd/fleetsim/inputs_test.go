@@ -181,6 +181,13 @@ func TestInputLimits(t *testing.T) {
 		{"plan", "--workload", filepath.Join(dir, "c.json"), "--method", "homo"},
 		{"plan", "--memory", "--models", sparseFile(t, dir, "m.json")},
 		{"compress", "--budget", "100", sparseFile(t, dir, "prompt.txt")},
+		// review5: the newer commands read their files whole, without a
+		// limit (/dev/zero hung them, a sparse file filled memory).
+		{"optimize", "--config", sparseFile(t, dir, "v.yaml")},
+		{"fit", "--bench", sparseFile(t, dir, "b.csv")},
+		{"capacity", "--workload", "azure", "--rate", "10", "--requests", "100", "--profile", sparseFile(t, dir, "prof.yaml")},
+		{"catalog", "profile", "--file", sparseFile(t, dir, "spec.yaml")},
+		{"catalog", "profile", "--gpu", "a100", "--hf-config", sparseFile(t, dir, "config.json")},
 	}
 	for _, args := range cases {
 		var before, after runtime.MemStats
@@ -192,6 +199,28 @@ func TestInputLimits(t *testing.T) {
 			t.Errorf("%v: allocated %d MiB reading a 1 GiB input", args, alloc>>20)
 		}
 	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("--out %s created by a refused run", out)
+	}
+}
+
+// TestScenarioAliasBomb (review5): a "billion laughs" YAML scenario, nine
+// levels of nine aliases (9^9 = 387M scalars in a 1 KB file), is refused in
+// one line instead of expanding every alias (which ran for minutes).
+func TestScenarioAliasBomb(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("a: &a [x, x, x, x, x, x, x, x, x]\n")
+	prev := "a"
+	for _, n := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
+		fmt.Fprintf(&b, "%s: &%s [%s]\n", n, n, strings.TrimSuffix(strings.Repeat("*"+prev+", ", 9), ", "))
+		prev = n
+	}
+	file := writeFile(t, dir, "bomb.yaml", b.String())
+	out := filepath.Join(dir, "out")
+	args := []string{"simulate", "--config", file, "--out", out}
+	code, _, errs := runWithin(t, 20*time.Second, args...)
+	oneErrLine(t, args, code, errs, "aliases")
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("--out %s created by a refused run", out)
 	}

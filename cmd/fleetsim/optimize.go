@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -91,14 +90,8 @@ func runOptimize(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.dispatch, "dispatch", sim.DispatchJSQ, "with --simulate: dispatch among the replicas (jsq, central, rr)")
 	fs.StringVar(&f.format, "format", "text", "stdout: text (table) or json")
 	fs.StringVar(&f.out, "out", "", "also write the JSON result to `FILE`")
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			optimizeUsage(stdout, fs)
-			return nil
-		}
-		return badInput("%s (run 'fleetsim optimize --help')", oneLine(err))
+	if help, err := parseFlags("optimize", fs, args, stdout, optimizeUsage, true); help || err != nil {
+		return err
 	}
 	if err := onlyWith(fs, f.simulate, "--simulate", "requests", "seed", "dispatch"); err != nil {
 		return err

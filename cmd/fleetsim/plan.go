@@ -138,17 +138,8 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	memUtil := fs.Float64("mem-util", 0.9, "--memory: usable fraction of HBM, in (0, 1]")
 	tp := fs.Int("tp", 8, "--memory: tensor-parallel GPUs per instance")
 	actGB := fs.Float64("act-gb", 10, "--memory: activation reserve per GPU, GB")
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			planUsage(stdout, fs)
-			return nil
-		}
-		return badInput("%s (run 'fleetsim plan --help')", oneLine(err))
-	}
-	if fs.NArg() > 0 {
-		return badInput("unexpected argument %q (run 'fleetsim plan --help')", fs.Arg(0))
+	if help, err := parseFlags("plan", fs, args, stdout, planUsage, false); help || err != nil {
+		return err
 	}
 	if *format != "table" && *format != "json" {
 		return badInput("--format %q: allowed: table, json", *format)

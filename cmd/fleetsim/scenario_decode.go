@@ -133,21 +133,30 @@ func parseYAMLTree(data []byte) (any, error) {
 		}
 		return nil, docErr("holds more than one document (one YAML document is allowed; remove the \"---\" separator)")
 	}
-	return yamlValue(&doc, "")
+	budget := maxYAMLNodes
+	return yamlValue(&doc, "", &budget)
 }
+
+// maxYAMLNodes bounds the nodes of a scenario document with its aliases
+// expanded, so that a "billion laughs" file (aliases of aliases) is refused
+// instead of being expanded for minutes.
+const maxYAMLNodes = 1 << 20
 
 // yamlValue converts a YAML node to a plain value, checking for duplicate
 // and non-string keys. Numbers keep their text when it is a JSON number, so
 // that 2.0 in an integer field is refused as in JSON.
-func yamlValue(n *yaml.Node, path string) (any, error) {
+func yamlValue(n *yaml.Node, path string, budget *int) (any, error) {
+	if *budget--; *budget < 0 {
+		return nil, docErr("%s: aliases expand to more than %d values (the limit)", orTop(path), maxYAMLNodes)
+	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return yamlValue(n.Content[0], path)
+		return yamlValue(n.Content[0], path, budget)
 	case yaml.AliasNode:
-		return yamlValue(n.Alias, path)
+		return yamlValue(n.Alias, path, budget)
 	case yaml.MappingNode:
 		m := map[string]any{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -159,7 +168,7 @@ func yamlValue(n *yaml.Node, path string) (any, error) {
 			if _, dup := m[k]; dup {
 				return nil, docErr("line %d: key %q is given twice", kn.Line, childPath(path, k))
 			}
-			v, err := yamlValue(vn, childPath(path, k))
+			v, err := yamlValue(vn, childPath(path, k), budget)
 			if err != nil {
 				return nil, err
 			}
@@ -169,7 +178,7 @@ func yamlValue(n *yaml.Node, path string) (any, error) {
 	case yaml.SequenceNode:
 		l := make([]any, 0, len(n.Content))
 		for i, c := range n.Content {
-			v, err := yamlValue(c, fmt.Sprintf("%s[%d]", path, i))
+			v, err := yamlValue(c, fmt.Sprintf("%s[%d]", path, i), budget)
 			if err != nil {
 				return nil, err
 			}

@@ -264,14 +264,8 @@ func (f *simFlags) scenario() (sim.Config, error) {
 
 func runSimulate(args []string, stdout, stderr io.Writer) error {
 	f := newSimFlags()
-	f.fs.SetOutput(io.Discard)
-	f.fs.Usage = func() {}
-	if err := f.fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			simulateUsage(stdout, f.fs)
-			return nil
-		}
-		return badInput("%s (run 'fleetsim simulate --help')", oneLine(err))
+	if help, err := parseFlags("simulate", f.fs, args, stdout, simulateUsage, true); help || err != nil {
+		return err
 	}
 	if f.version {
 		fmt.Fprintf(stdout, "fleetsim %s\n", version)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -70,17 +69,8 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 	seeds := fs.Int("seeds", sweep.DefaultSeeds, "K: every candidate is simulated with seeds 1..K and must pass on all")
 	requests := fs.Int("requests", sweep.DefaultSizeRequests, "measured requests per pool and run (a warm-up of five mean slot times is added)")
 	format := fs.String("format", "table", "output: table or json")
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			sizeUsage(stdout, fs)
-			return nil
-		}
-		return badInput("%s (run 'fleetsim size --help')", oneLine(err))
-	}
-	if fs.NArg() > 0 {
-		return badInput("unexpected argument %q (flags only; run 'fleetsim size --help')", fs.Arg(0))
+	if help, err := parseFlags("size", fs, args, stdout, sizeUsage, false); help || err != nil {
+		return err
 	}
 	if *format != "table" && *format != "json" {
 		return badInput("--format %q: allowed: table, json", *format)

@@ -139,17 +139,8 @@ Flags:
 
 func runSweep(args []string, stdout, stderr io.Writer) error {
 	f := newSweepFlags()
-	f.fs.SetOutput(io.Discard)
-	f.fs.Usage = func() {}
-	if err := f.fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			sweepUsage(stdout, f.fs)
-			return nil
-		}
-		return badInput("%s (run 'fleetsim sweep --help')", oneLine(err))
-	}
-	if f.fs.NArg() > 0 {
-		return badInput("unexpected argument %q (flags only; run 'fleetsim sweep --help')", f.fs.Arg(0))
+	if help, err := parseFlags("sweep", f.fs, args, stdout, sweepUsage, false); help || err != nil {
+		return err
 	}
 	g, shard, err := f.grid()
 	if err != nil {

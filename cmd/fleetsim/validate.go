@@ -71,17 +71,8 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	fidelity := fs.String("fidelity", "engine", "comma-separated: slot (M/G/c at the planner's service time; homo/pr only), engine (the iteration engine), kv (engine with --kv-max-seqs a cap and the GPU's KV blocks the budget: preempts)")
 	kvMaxSeqs := fs.Int("kv-max-seqs", experiments.DefaultKVMaxSeqs, "kv fidelity: max_seqs per instance (vLLM's max_num_seqs)")
 	format := fs.String("format", "table", "output: table or json")
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			validateUsage(stdout, fs)
-			return nil
-		}
-		return badInput("%s (run 'fleetsim validate --help')", oneLine(err))
-	}
-	if fs.NArg() > 0 {
-		return badInput("unexpected argument %q (flags only; run 'fleetsim validate --help')", fs.Arg(0))
+	if help, err := parseFlags("validate", fs, args, stdout, validateUsage, false); help || err != nil {
+		return err
 	}
 	switch {
 	case *format != "table" && *format != "json":

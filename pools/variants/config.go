@@ -137,6 +137,10 @@ func ParseConfig(data []byte) (*Config, error) {
 		}
 		return nil, fmt.Errorf("variants file: %s", oneLine(err.Error()))
 	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, errors.New(`variants file: holds more than one document (one YAML document is allowed; remove the "---" separator)`)
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err == nil {
 		if err := checkWholeNumbers(&doc, reflect.TypeOf(c), ""); err != nil {

@@ -114,6 +114,8 @@ func TestConfigErrors(t *testing.T) {
 		{"out_tokens: 211", "out_tokens: 0", "out_tokens = 0"},
 		{"unit_cost: 1.30", "unit_cost: .nan", "unit_cost = NaN"},
 		{"mode: unlimited", "modes: unlimited", "field modes not found"},
+		// One document per file, as the scenario reader (docs/cli.md).
+		{"mode: unlimited", "mode: unlimited\n---\nmode: limited", "more than one document"},
 	} {
 		s := strings.Replace(string(data), c.from, c.to, 1)
 		if s == string(data) {

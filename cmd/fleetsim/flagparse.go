@@ -1,0 +1,30 @@
+package main
+
+import (
+	"errors"
+	"io"
+
+	"github.com/spf13/pflag"
+)
+
+// parseFlags parses a command's args into fs, the one way every command
+// does: pflag's own output is silenced, --help prints usage to stdout and
+// reports help = true (the command then returns nil), and a flag error is
+// bad input naming the command's --help. Unless positional, an argument
+// that is not a flag is bad input too.
+func parseFlags(name string, fs *pflag.FlagSet, args []string, stdout io.Writer,
+	usage func(io.Writer, *pflag.FlagSet), positional bool) (help bool, err error) {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			usage(stdout, fs)
+			return true, nil
+		}
+		return false, badInput("%s (run 'fleetsim %s --help')", oneLine(err), name)
+	}
+	if !positional && fs.NArg() > 0 {
+		return false, badInput("unexpected argument %q (flags only; run 'fleetsim %s --help')", fs.Arg(0), name)
+	}
+	return false, nil
+}
