@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fleetsim/fleetsim/internal/cputime"
 	"github.com/fleetsim/fleetsim/router/compress"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -79,7 +78,7 @@ func FleetOptTable4(o Options) ([]Table, error) {
 		if !o.Timing {
 			continue
 		}
-		wall, cpu, err := timeCompress(bandRequests(b, n, o.seed(1)))
+		wall, cpu, err := timeCompress(bandRequests(b, n, o.seed(1)), o.ThreadCPU)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", b.Workload, err)
 		}
@@ -115,8 +114,12 @@ func FleetOptTable4(o Options) ([]Table, error) {
 }
 
 // timeCompress compresses every request once (after one warm-up pass of
-// ten) and returns the sorted wall-clock and thread-CPU times, ms.
-func timeCompress(reqs []bandRequest) (wall, cpu []float64, err error) {
+// ten) and returns the sorted wall-clock and thread-CPU times, ms (cpu
+// empty when threadCPU is nil).
+func timeCompress(reqs []bandRequest, threadCPU func() (float64, bool)) (wall, cpu []float64, err error) {
+	if threadCPU == nil {
+		threadCPU = func() (float64, bool) { return 0, false }
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var c compress.Compressor
@@ -126,13 +129,13 @@ func timeCompress(reqs []bandRequest) (wall, cpu []float64, err error) {
 		}
 	}
 	for _, r := range reqs {
-		c0, ok0 := cputime.Thread()
+		c0, ok0 := threadCPU()
 		t0 := time.Now()
 		if _, err := c.Compress(r.prompt, r.budget); err != nil {
 			return nil, nil, err
 		}
 		wall = append(wall, float64(time.Since(t0).Nanoseconds())/1e6)
-		if c1, ok1 := cputime.Thread(); ok0 && ok1 {
+		if c1, ok1 := threadCPU(); ok0 && ok1 {
 			cpu = append(cpu, (c1-c0)*1e3)
 		}
 	}

@@ -31,6 +31,11 @@ type Options struct {
 	// latency); without it those rows are left out so that the output is
 	// byte-identical for a seed.
 	Timing bool
+	// ThreadCPU, when set with Timing, returns the calling OS thread's CPU
+	// time, s (ok false where the platform has none): fleetopt-table4 then
+	// prints thread-CPU rows beside wall time. The caller supplies it so the
+	// package stays free of system calls (cmd passes internal/cputime.Thread).
+	ThreadCPU func() (s float64, ok bool)
 }
 
 // CompatPapers is the Options.Compat value of the papers-compatible mode.

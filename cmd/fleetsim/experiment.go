@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fleetsim/fleetsim/experiments"
+	"github.com/fleetsim/fleetsim/internal/cputime"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/spf13/pflag"
 )
@@ -88,7 +89,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	}
 	intr := catchSignals()
 	defer intr.release()
-	opts := experiments.Options{Requests: *requests, Seed: *seed, Compat: *compat, Timing: *timing, Stop: intr.stopped}
+	opts := experiments.Options{Requests: *requests, Seed: *seed, Compat: *compat, Timing: *timing, ThreadCPU: cputime.Thread, Stop: intr.stopped}
 	if isTerminal(stderr) {
 		opts.Progress = func(msg string) { fmt.Fprintln(stderr, msg) }
 	}

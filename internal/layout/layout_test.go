@@ -18,7 +18,7 @@ var allowed = map[string][]string{
 	"router":      {"workload"},
 	"pools":       {"engine", "workload"},
 	"sim":         {"workload", "engine", "pools", "router"},
-	"experiments": {"workload", "engine", "pools", "router", "sim", "internal"}, // internal/cputime: fleetopt-table4's thread CPU time
+	"experiments": {"workload", "engine", "pools", "router", "sim"},
 }
 
 // poolsWithin lists, for each subpackage of pools, the other pools
