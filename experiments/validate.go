@@ -213,13 +213,9 @@ func Validate(cfg ValidateConfig) (*Validation, error) {
 	if c.Method != fleetopt.MethodHomo && c.Method != fleetopt.MethodFleetOpt && c.BShort == 0 {
 		return nil, fmt.Errorf("b-short 0: method %s needs a short-pool boundary in tokens (e.g. 4096)", c.Method)
 	}
-	short, err := catalog.LookupGPU(c.GPU)
+	short, long, err := catalog.LookupPoolGPUs(c.GPU, c.GPULong)
 	if err != nil {
-		return nil, fmt.Errorf("gpu %q: unknown (allowed: %s)", c.GPU, strings.Join(catalog.GPUNames(), ", "))
-	}
-	long, err := catalog.LookupGPU(c.GPULong)
-	if err != nil {
-		return nil, fmt.Errorf("gpu-long %q: unknown (allowed: %s)", c.GPULong, strings.Join(catalog.GPUNames(), ", "))
+		return nil, err
 	}
 	cdf, err := workload.LoadCDF(c.Workload)
 	if err != nil {

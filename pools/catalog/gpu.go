@@ -91,6 +91,22 @@ func LookupGPU(name string) (GPU, error) {
 	return g, nil
 }
 
+// LookupPoolGPUs looks up a fleet's short-pool and long-pool profiles (the
+// planner's --gpu and --gpu-long), keeping LookupGPU's own reason (an
+// unknown name, a GPU specification without a model, a computed instance
+// that does not fit) behind the field's name.
+func LookupPoolGPUs(short, long string) (GPU, GPU, error) {
+	s, err := LookupGPU(short)
+	if err != nil {
+		return GPU{}, GPU{}, fmt.Errorf("gpu %q: %w", short, err)
+	}
+	l, err := LookupGPU(long)
+	if err != nil {
+		return GPU{}, GPU{}, fmt.Errorf("gpu-long %q: %w", long, err)
+	}
+	return s, l, nil
+}
+
 // GPUNames lists the catalog's names in order.
 func GPUNames() []string {
 	names := make([]string, 0, len(catalog))

@@ -14,6 +14,7 @@ import (
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/pools/occupancy"
+	"github.com/fleetsim/fleetsim/pools/queueing"
 	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/workload"
@@ -154,13 +155,9 @@ func Size(cfg SizeConfig) (*SizeResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	short, err := catalog.LookupGPU(c.GPU)
+	short, long, err := catalog.LookupPoolGPUs(c.GPU, c.GPULong)
 	if err != nil {
-		return nil, fmt.Errorf("gpu %q: unknown (allowed: %s)", c.GPU, strings.Join(catalog.GPUNames(), ", "))
-	}
-	long, err := catalog.LookupGPU(c.GPULong)
-	if err != nil {
-		return nil, fmt.Errorf("gpu-long %q: unknown (allowed: %s)", c.GPULong, strings.Join(catalog.GPUNames(), ", "))
+		return nil, err
 	}
 	cdf, err := workload.LoadCDF(c.Workload)
 	if err != nil {
@@ -263,7 +260,7 @@ func checkSize(c SizeConfig) (SizeConfig, error) {
 		c.Timing = catalog.DefaultTiming
 	}
 	if c.RhoMax == 0 {
-		c.RhoMax = 0.85
+		c.RhoMax = queueing.DefaultRhoMax
 	}
 	if c.Gamma == 0 {
 		c.Gamma = 1.5
