@@ -107,7 +107,7 @@ type Config struct {
 	Seed     uint64        `json:"seed" yaml:"seed"`
 	Workload workload.Spec `json:"workload" yaml:"workload"`
 	Pools    []PoolConfig  `json:"pools" yaml:"pools"`
-	Timing   string        `json:"timing" yaml:"timing"` // "kv" (default) or "paper"
+	Timing   string        `json:"timing" yaml:"timing"` // "kv" (default), "paper", "measured" or "calibrated" (catalog.TimingNames)
 	Router   RouterConfig  `json:"router" yaml:"router"`
 	// WarmupFraction of the arrivals (the first ones) is kept in the output
 	// with warmup=true and excluded from metrics. Default 0.2.
@@ -136,7 +136,7 @@ const (
 var (
 	dispatchNames = []string{DispatchCentral, DispatchJSQ, DispatchRR}
 	routerNames   = []string{RouterLength, RouterTokenBudget, RouterSpillover, RouterCR}
-	timingNames   = []string{catalog.TimingPaper, catalog.TimingKV}
+	timingNames   = catalog.TimingNames
 )
 
 // Defaults returns the default scenario: the FleetOpt paper's pool-routing
