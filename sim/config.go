@@ -245,6 +245,11 @@ func (c *Config) Validate() error {
 				"exceeds the KV budget of one %s instance (%d blocks of %d tokens = %d tokens)",
 				g.Name, g.KVBlocks, g.BlockTokens, g.KVBlocks*g.BlockTokens)
 		}
+		if (c.Timing == catalog.TimingMeasured || c.Timing == catalog.TimingCalibrated) && (p.Override == nil || p.Override.Timing == nil) {
+			if _, err := g.StepModel(c.Timing); err != nil {
+				return bad("timing", c.Timing, "%s (pool %q): %s", f, p.Name, err)
+			}
+		}
 		if p.MaxSeqs < 0 || p.MaxSeqs > 1<<20 {
 			return bad(f+".max_seqs", p.MaxSeqs, "must be in [1, %d] (0 = the catalog's slot rule)", 1<<20)
 		}

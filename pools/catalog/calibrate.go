@@ -43,24 +43,33 @@ func StepPoints(t *MeasuredTable) []StepPoint {
 		if err != nil || m.Instance().Validate() != nil {
 			continue
 		}
-		capTokens := float64(m.Instance().KVBlocks()) * float64(m.Instance().BlockTokens)
-		maxTok := t.MaxTokens(tp)
-		for _, n := range GridDecodeBatches {
-			for _, ctx := range GridContexts {
-				if float64(n)*float64(ctx) > capTokens || float64(n) > maxTok {
-					continue
-				}
-				b := DecodeBatch(n, ctx)
-				out = append(out, StepPoint{Model: m, B: b, Phase: PhaseDecode, Ctx: ctx, Measured: m.IterTime(b)})
-			}
-		}
-		for _, c := range GridChunks {
-			if float64(c) > maxTok || float64(c) > capTokens {
+		out = append(out, m.GridPoints()...)
+	}
+	return out
+}
+
+// GridPoints returns the step-time grid of m's instance: the decode
+// batches whose KV fits the instance and whose tokens are within the
+// table, and the prefill chunks within the table.
+func (m *MeasuredModel) GridPoints() []StepPoint {
+	var out []StepPoint
+	capTokens := float64(m.Instance().KVBlocks()) * float64(m.Instance().BlockTokens)
+	maxTok := m.Table.MaxTokens(m.TP)
+	for _, n := range GridDecodeBatches {
+		for _, ctx := range GridContexts {
+			if float64(n)*float64(ctx) > capTokens || float64(n) > maxTok {
 				continue
 			}
-			b := PrefillBatch(c, 0)
-			out = append(out, StepPoint{Model: m, B: b, Phase: PhasePrefill, Ctx: c, Measured: m.IterTime(b)})
+			b := DecodeBatch(n, ctx)
+			out = append(out, StepPoint{Model: m, B: b, Phase: PhaseDecode, Ctx: ctx, Measured: m.IterTime(b)})
 		}
+	}
+	for _, c := range GridChunks {
+		if float64(c) > maxTok || float64(c) > capTokens {
+			continue
+		}
+		b := PrefillBatch(c, 0)
+		out = append(out, StepPoint{Model: m, B: b, Phase: PhasePrefill, Ctx: c, Measured: m.IterTime(b)})
 	}
 	return out
 }

@@ -53,8 +53,14 @@ func FitEngineTiming(model StepModel, batches []Batch, use [4]bool) (LinearFit, 
 // nnlsRel solves min Σ ((feat·x − y)/y)² over the columns in use with
 // x >= 0, by pinning negative coefficients to 0 and refitting.
 func nnlsRel(feats [][4]float64, ys []float64, use [4]bool) ([4]float64, error) {
-	if len(ys) < 4 {
-		return [4]float64{}, fmt.Errorf("fit: %d points, need at least 4", len(ys))
+	k := 0
+	for _, u := range use {
+		if u {
+			k++
+		}
+	}
+	if len(ys) < k+1 {
+		return [4]float64{}, fmt.Errorf("fit: %d points for %d coefficients, need at least %d", len(ys), k, k+1)
 	}
 	for {
 		var cols []int
