@@ -291,18 +291,23 @@ func stepPapersFit() (Table, error) {
 // fleets at λ = 1,000 req/s.
 var stepFleetCases = fleetOptCases[:2]
 
+// stepRhoMax is the planner's utilization cap, applied to the measured
+// capacity.
+const stepRhoMax = 0.85
+
 // stepFleetTable re-plans the FleetOpt PR fleets with three iteration-time
 // models for Llama-3-70B on A100 — the papers' constants (per "GPU"), the
 // computed TP instance's roofline and the measured model (its decode fit in
-// the planner's kv form) — and simulates the planned fleets of the computed
-// instances under the measured timing.
+// the planner's kv form) — and sizes each pool of the computed instances
+// from its capacity under the measured timing (saturated simulation).
 func stepFleetTable(o Options) (Table, error) {
 	t := Table{
 		Name:  "step-times-fleet",
 		Title: "Step times — FleetOpt PR fleets (λ = 1,000 req/s) planned with the paper constants, the roofline and the measured model, Llama-3-70B on A100",
 		Source: "issue #21 step 4; FleetOpt (arXiv 2603.16514) Table 3 PR rows (Azure 43 + 131, LMSYS 7 + 74 GPUs); " +
 			"measured: Vidur a100 Meta-Llama-3-70B",
-		Columns: []string{"workload", "timing model", "W ms", "H ms (8K ctx)", "short instances", "long instances", "GPUs", "planner P99 TTFT short / long ms", "simulated P99 TTFT short / long ms (measured timing)", "simulated util short / long", "short instances for simulated P99 queue wait ≤ 0.5 s (measured timing)", "GPUs then", "short P99 TTFT then ms"},
+		Columns: []string{"workload", "timing model", "W ms", "H ms (8K ctx)", "short instances", "long instances", "GPUs", "planner P99 TTFT short / long ms",
+			"measured capacity short / long req/s per instance", "instances at ρ 0.85 of it short / long", "GPUs then"},
 	}
 	paper, err := catalog.LookupGPU("a100")
 	if err != nil {
@@ -311,7 +316,7 @@ func stepFleetTable(o Options) (Table, error) {
 	type prof struct {
 		name string
 		g    catalog.GPU
-		sim  bool
+		inst bool
 	}
 	profs := []prof{{"paper constants (a100, per GPU)", paper, false}}
 	for _, tp := range []int{4, 8} {
@@ -326,11 +331,8 @@ func stepFleetTable(o Options) (Table, error) {
 		}
 		profs = append(profs, prof{fmt.Sprintf("measured, TP%d", tp), mg, true})
 	}
-	n := o.Requests
-	if n == 0 {
-		n = 20000
-	}
 	for _, c := range stepFleetCases {
+		capacity := map[int][2]float64{} // TP → short, long req/s per instance
 		for _, p := range profs {
 			o.say("step-times: planning %s with %s", c.Workload, p.name)
 			pl, _, err := newPlanner(c.Workload, fleetopt.Config{Rate: FleetOptRate, BShort: c.BShort, PC: c.PC, ShortGPU: p.g, LongGPU: p.g})
@@ -350,83 +352,74 @@ func stepFleetTable(o Options) (Table, error) {
 			}
 			r := []any{c.Label, p.name, Num{1e3 * p.g.W, 2}, Num{1e3 * p.g.H, 3}, s.GPUs, l.GPUs, gpus,
 				fmt.Sprintf("%.0f / %.0f", 1e3*s.P99TTFTS, 1e3*l.P99TTFTS)}
-			if p.sim {
-				sum, err := simulatePR(o, c.Workload, plan.InputFraction, p.g, m, n)
-				if err != nil {
-					return Table{}, err
-				}
-				r = append(r, fmt.Sprintf("%.0f / %.0f", 1e3*sum.Pools[0].TTFT.P99, 1e3*sum.Pools[1].TTFT.P99),
-					fmt.Sprintf("%.2f / %.2f", sum.Pools[0].SlotUtilization, sum.Pools[1].SlotUtilization))
-				short, ttft, err := shortForSLO(o, c.Workload, plan.InputFraction, p.g, m, n, stepSLO)
-				if err != nil {
-					return Table{}, err
-				}
-				if short > 0 {
-					r = append(r, short, (short+l.GPUs)*p.g.GPUsPerInstance(), Num{1e3 * ttft, 0})
-				} else {
-					r = append(r, fmt.Sprintf("> %d", 64*s.GPUs), nil, nil)
-				}
-			} else {
-				r = append(r, nil, nil, nil, nil, nil)
+			if !p.inst {
+				t.Rows = append(t.Rows, append(r, nil, nil, nil))
+				continue
 			}
-			t.Rows = append(t.Rows, r)
+			tp := p.g.GPUsPerInstance()
+			cp, ok := capacity[tp]
+			if !ok {
+				o.say("step-times: measured capacity of %s pools (%s)", p.g.Name, c.Workload)
+				for i := range cp {
+					if cp[i], err = satThroughput(o, c.Workload, plan.InputFraction, p.g, c.BShort, i); err != nil {
+						return Table{}, err
+					}
+				}
+				capacity[tp] = cp
+			}
+			ns := int(math.Ceil(s.ArrivalRate / (stepRhoMax * cp[0])))
+			nl := int(math.Ceil(l.ArrivalRate / (stepRhoMax * cp[1])))
+			t.Rows = append(t.Rows, append(r, fmt.Sprintf("%.2f / %.3f", cp[0], cp[1]), fmt.Sprintf("%d / %d", ns, nl), (ns+nl)*tp))
 		}
 	}
 	t.Notes = []string{
-		"Planner: FleetOpt's PR method (exact calibration, kv timing: t_iter = W + H/8192·kv_tokens, ρ_max 0.85, P99 TTFT SLO 0.5 s). 'roofline' is the computed instance a100/llama-3-70b/tpN (W, H from the catalog roofline); 'measured' is the same instance with W and H (= 8,192·H_kv) fitted to the measured model's decode grid, since the planner's form has no prompt-token term. Instances are TP groups; GPUs = instances × TP. The paper-constant plan counts 'GPUs' of the papers' profile (8 ms, 0.65 ms per GPU), which no A100 holding Llama-3-70B reaches (step-times-70b).",
-		fmt.Sprintf("Simulated: each computed-instance plan run by sim.Run with timing measured (the measured model fitted per pool over its operating region, prompt tokens charged), %d requests, seed %d, 20%% warm-up. The paper-constant plan has no measured data (a hand-written profile) and is not simulated.", n, o.seed(1)),
+		"Planner: FleetOpt's PR method (exact calibration, kv timing: t_iter = W + H/8192·kv_tokens, ρ_max 0.85, P99 TTFT SLO 0.5 s). 'roofline' is the computed instance a100/llama-3-70b/tpN (W, H from the catalog roofline); 'measured' is the same instance with W and H (= 8,192·H_kv) fitted to the measured model's decode grid: the planner's form has no prompt-token term, so neither plan pays for prefill. Instances are TP groups; GPUs = instances × TP. The paper-constant plan counts 'GPUs' of the papers' profile (8 ms, 0.65 ms per GPU), which no A100 holding Llama-3-70B reaches (step-times-70b).",
+		fmt.Sprintf("Measured capacity: the completions per second of %d instances of the pool kept saturated (the other pool of the fleet given ample instances), simulated by sim.Run with timing measured — the measured model fitted per pool over its operating region, prompt tokens charged — %d requests, seed %d. Instances at ρ 0.85 = ⌈λ_pool / (0.85 · capacity)⌉ with the plan's λ_pool. Roofline and measured rows of one TP share the instance and so the capacity.", satInstances, satRequests, o.seed(1)),
 	}
 	return t, nil
 }
 
-// stepSLO is FleetOpt's P99 TTFT target, s.
-const stepSLO = 0.5
+// Saturation runs: satInstances instances of the measured pool, arrivals
+// at satRate req/s, satRequests requests; the other pool gets satOther
+// instances.
+const (
+	satInstances = 4
+	satRate      = 200
+	satRequests  = 60000
+	satOther     = 400
+)
 
-// shortForSLO returns the smallest short-pool instance count (long pool as
-// planned, at least the planned short count) whose simulated P99 queue
-// wait under the measured timing is at most slo, by doubling then
-// bisection, and the short pool's simulated P99 TTFT there; 0 when 64× the
-// planned count does not reach it.
-func shortForSLO(o Options, wl string, inputFraction float64, g catalog.GPU, m fleetopt.MethodPlan, n int, slo float64) (int, float64, error) {
-	m.Pools = append([]fleetopt.PoolPlan(nil), m.Pools...)
-	ttft := map[int]float64{}
-	ok := func(c int) (bool, error) {
-		m.Pools[0].GPUs = c
-		sum, err := simulatePR(o, wl, inputFraction, g, m, n)
-		if err != nil {
-			return false, err
-		}
-		ttft[c] = sum.Pools[0].TTFT.P99
-		return sum.Pools[0].QueueWait.P99 <= slo, nil
+// satThroughput is the completions per second per instance of pool which
+// (0 short, 1 long) of a PR fleet of g at boundary bShort, kept saturated,
+// under the measured timing.
+func satThroughput(o Options, wl string, inputFraction float64, g catalog.GPU, bShort, which int) (float64, error) {
+	cfg := sim.Defaults()
+	cfg.Seed = o.seed(1)
+	cfg.Timing = catalog.TimingMeasured
+	cfg.Workload = workload.Spec{CDF: wl, Rate: satRate, Requests: satRequests, InputFraction: inputFraction}
+	counts := [2]int{satOther, satOther}
+	counts[which] = satInstances
+	gs, gl := g, g
+	cfg.Pools = []sim.PoolConfig{
+		{Name: "short", GPU: g.Name, Count: counts[0], MaxContext: bShort, Instance: &gs},
+		{Name: "long", GPU: g.Name, Count: counts[1], MaxContext: fleetopt.DefaultLongCtx, Instance: &gl},
 	}
-	lo, hi := m.Pools[0].GPUs-1, m.Pools[0].GPUs
-	limit := 64 * m.Pools[0].GPUs
-	for {
-		good, err := ok(hi)
-		if err != nil {
-			return 0, 0, err
-		}
-		if good {
-			break
-		}
-		if hi >= limit {
-			return 0, 0, nil
-		}
-		lo, hi = hi, min(2*hi, limit)
+	if err := cfg.Validate(); err != nil {
+		return 0, err
 	}
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		good, err := ok(mid)
-		if err != nil {
-			return 0, 0, err
-		}
-		if good {
-			hi = mid
-		} else {
-			lo = mid
-		}
+	src, err := workload.NewSource(cfg.Workload, cfg.Seed)
+	if err != nil {
+		return 0, err
 	}
-	return hi, ttft[hi], nil
+	sum, err := sim.Run(cfg, src, nil, sim.Options{Stop: o.Stop})
+	if err != nil {
+		return 0, err
+	}
+	p := sum.Pools[which]
+	if !p.Overloaded {
+		return 0, fmt.Errorf("%s: the %s pool's saturation run is not saturated (raise satRate)", wl, p.Name)
+	}
+	return p.ThroughputRPS / float64(satInstances), nil
 }
 
 // measuredProfile is g (a computed instance) with W and H replaced by the
@@ -451,32 +444,4 @@ func measuredProfile(g catalog.GPU) (catalog.GPU, error) {
 	g.W, g.H = f.Timing.W, f.Timing.HKV*float64(g.CalibCtx)
 	g.Source = "measured: " + mm.Table.Name + " decode grid, {W, H_kv} least squares"
 	return g, nil
-}
-
-// simulatePR runs PR plan m (pools of profile g) under the measured timing.
-func simulatePR(o Options, wl string, inputFraction float64, g catalog.GPU, m fleetopt.MethodPlan, n int) (*sim.Summary, error) {
-	cfg := sim.Defaults()
-	cfg.Seed = o.seed(1)
-	cfg.Timing = catalog.TimingMeasured
-	cfg.Workload = workload.Spec{CDF: wl, Rate: FleetOptRate, Requests: n, InputFraction: inputFraction}
-	cfg.Pools = nil
-	for _, p := range m.Pools {
-		gp := g
-		cfg.Pools = append(cfg.Pools, sim.PoolConfig{Name: p.Name, GPU: g.Name, Count: p.GPUs, MaxContext: p.MaxCtx, Instance: &gp})
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	src, err := workload.NewSource(cfg.Workload, cfg.Seed)
-	if err != nil {
-		return nil, err
-	}
-	sum, err := sim.Run(cfg, src, nil, sim.Options{Stop: o.Stop})
-	if err != nil {
-		return nil, err
-	}
-	if len(sum.Pools) != 2 || math.IsNaN(sum.Pools[0].TTFT.P99) {
-		return nil, fmt.Errorf("%s: simulated PR fleet has %d pools", wl, len(sum.Pools))
-	}
-	return sum, nil
 }
