@@ -117,15 +117,24 @@ func newCDFSource(s Spec, c *CDF, seed uint64) (*cdfSource, error) {
 		limit:  int64(s.Requests),
 	}
 	rArr := NewRand(seed, StreamArrivals)
-	if s.Arrival == ArrivalBursty {
-		src.arrivals, err = NewMMPP(s.Rate, s.BurstRatio, s.BurstMeanS, s.CalmMeanS, rArr)
+	if s.RateProfile != "" {
+		src.arrivals, err = profileArrivals(s, rArr)
 	} else {
-		src.arrivals, err = NewPoisson(s.Rate, rArr)
+		src.arrivals, err = baseArrivals(s, s.Rate, rArr)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return src, nil
+}
+
+// baseArrivals returns s's arrival process, Poisson or the bursty MMPP, at
+// mean rate requests/s, drawing from rArr.
+func baseArrivals(s Spec, rate float64, rArr *rand.Rand) (Arrivals, error) {
+	if s.Arrival == ArrivalBursty {
+		return NewMMPP(rate, s.BurstRatio, s.BurstMeanS, s.CalmMeanS, rArr)
+	}
+	return NewPoisson(rate, rArr)
 }
 
 func (s *cdfSource) Next(r *Request) bool {
@@ -163,6 +172,7 @@ type traceSource struct {
 	path, format string
 	rows         []traceRec
 	t0, scale    float64
+	arrivals     Arrivals // with a rate profile: the arrival times (else the rows')
 	mix          *categoryMix
 	next         int
 }
@@ -251,6 +261,15 @@ func newTraceSource(s Spec, seed uint64) (*traceSource, error) {
 	if n == 0 {
 		return nil, traceErr(s.Trace, 0, "", "", "has no rows")
 	}
+	if s.RateProfile != "" { // the rows give the lengths, the profile the times
+		src.scale = 1
+		src.arrivals, err = profileArrivals(s, NewRand(seed, StreamArrivals))
+		if err != nil {
+			return nil, err
+		}
+		src.rows = slices.Clip(src.rows)
+		return src, nil
+	}
 	scale := 1.0
 	if s.Rate > 0 && n > 1 {
 		span := last - first
@@ -287,9 +306,13 @@ func (s *traceSource) Next(r *Request) bool {
 	if row.maxOut > 0 {
 		maxOut = int(row.maxOut)
 	}
+	arrival := (row.time - s.t0) * s.scale
+	if s.arrivals != nil {
+		arrival = s.arrivals.Next()
+	}
 	*r = Request{
 		ID:              int64(s.next),
-		Arrival:         (row.time - s.t0) * s.scale,
+		Arrival:         arrival,
 		InputTokens:     in,
 		OutputTokens:    int(row.out),
 		MaxOutputTokens: maxOut,
