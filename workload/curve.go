@@ -107,7 +107,12 @@ func (c *Curve) sinCum(r float64) float64 {
 }
 
 // Inv returns the time t with Λ(t) = y (the smallest such t), seconds.
-func (c *Curve) Inv(y float64) float64 {
+func (c *Curve) Inv(y float64) float64 { return c.invNear(y, math.NaN()) }
+
+// invNear is Inv with a guess of the answer (NaN: none), which a
+// sinusoid's Newton iteration starts from: consecutive arrivals are close,
+// so the previous one is a good guess.
+func (c *Curve) invNear(y, near float64) float64 {
 	var n, rem float64
 	if c.period > 0 {
 		tot := c.total
@@ -120,7 +125,7 @@ func (c *Curve) Inv(y float64) float64 {
 		rem = y
 	}
 	if c.sin {
-		return n*c.period + c.sinInv(rem)
+		return n*c.period + c.sinInv(rem, near-n*c.period)
 	}
 	// The segment where Λ passes rem: the last one starting at or below it.
 	k := sort.Search(len(c.times), func(i int) bool { return c.cum[i+1] > rem })
@@ -147,9 +152,13 @@ func (c *Curve) Inv(y float64) float64 {
 
 // sinInv solves sinCum(t) = y for t in [0, period] by Newton's method
 // safeguarded with bisection (sinCum is strictly increasing: λ >= mean·(1-a) > 0).
-func (c *Curve) sinInv(y float64) float64 {
+func (c *Curve) sinInv(y, guess float64) float64 {
 	lo, hi := 0.0, c.period
-	t := min(max(y/c.mean, lo), hi)
+	t := y / c.mean
+	if guess >= lo && guess <= hi { // a Newton step from the guess
+		t = guess - (c.sinCum(guess)-y)/(c.mean*(1+c.amp*math.Cos(c.omega*(guess-c.peak))))
+	}
+	t = min(max(t, lo), hi)
 	for range 100 {
 		f := c.sinCum(t) - y
 		if f > 0 {
@@ -181,6 +190,7 @@ type Profiled struct {
 	base  Arrivals
 	curve *Curve
 	rate  float64
+	last  float64 // the previous arrival, seconds (NaN before the first)
 }
 
 // NewProfiled returns base time-changed by c, base having mean rate rate
@@ -190,8 +200,15 @@ func NewProfiled(base Arrivals, rate float64, c *Curve) Arrivals {
 	if c.Constant() && c.rates[0] == rate {
 		return base
 	}
-	return &Profiled{base: base, curve: c, rate: rate}
+	return &Profiled{base: base, curve: c, rate: rate, last: math.NaN()}
 }
 
 // Next returns the next arrival time, seconds.
-func (p *Profiled) Next() float64 { return p.curve.Inv(p.rate * p.base.Next()) }
+func (p *Profiled) Next() float64 {
+	t := p.curve.invNear(p.rate*p.base.Next(), p.last)
+	if t < p.last { // Λ⁻¹ is monotone; its floating-point value may not be, by an ulp
+		t = p.last
+	}
+	p.last = t
+	return t
+}
