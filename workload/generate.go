@@ -185,6 +185,41 @@ type traceRec struct {
 	hasCat                 bool
 }
 
+// readTrace reads at most limit rows of the trace path in format, checking
+// that they are sorted by time, and hands each to use; it returns the first
+// and the last row's time. what names the trace in a limit error.
+func readTrace(path, format, what string, limit int, use func(TraceRow) error) (first, last float64, err error) {
+	f, rd, err := openTrace(path, format)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	for n := 0; n < limit; n++ {
+		row, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var le *LimitError
+			if errors.As(err, &le) {
+				return 0, 0, fmt.Errorf("workload: %s: %w", what, le)
+			}
+			return 0, 0, err
+		}
+		if n == 0 {
+			first, last = row.Time, row.Time
+		}
+		if err := checkOrder(path, format, row, last); err != nil {
+			return 0, 0, err
+		}
+		last = row.Time
+		if err := use(row); err != nil {
+			return 0, 0, err
+		}
+	}
+	return first, last, nil
+}
+
 // traceReader returns a reader of format on r.
 func traceReader(path, format string, r io.Reader) TraceReader {
 	switch {
@@ -228,34 +263,14 @@ func newTraceSource(s Spec, seed uint64) (*traceSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, rd, err := openTrace(s.Trace, format)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	src := &traceSource{path: s.Trace, format: format, mix: mix}
-	var first, last float64
-	for len(src.rows) < s.Requests {
-		row, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			var le *LimitError
-			if errors.As(err, &le) {
-				return nil, fmt.Errorf("workload: trace: %w", le)
-			}
-			return nil, err
-		}
-		if len(src.rows) == 0 {
-			first, last = row.Time, row.Time
-		}
-		if err := checkOrder(s.Trace, format, row, last); err != nil {
-			return nil, err
-		}
-		last = row.Time
+	first, last, err := readTrace(s.Trace, format, "trace", s.Requests, func(row TraceRow) error {
 		src.rows = append(src.rows, traceRec{time: row.Time, in: int32(row.Input), out: int32(row.Output),
 			maxOut: int32(row.MaxOutput), bytes: int32(row.Bytes), cat: row.Category, hasCat: row.HasCategory})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	n := len(src.rows)
 	if n == 0 {

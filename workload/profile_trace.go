@@ -1,11 +1,6 @@
 package workload
 
-import (
-	"errors"
-	"fmt"
-	"io"
-	"math"
-)
+import "math"
 
 // LoadRateProfile resolves p for a run whose spec rate is rate (requests/s,
 // 0 when unset) and returns its Curve and the mean rate the curve averages.
@@ -46,42 +41,26 @@ func traceShape(p *RateProfile, rate float64) (*RateProfile, error) {
 	if err != nil {
 		return nil, fieldErr("rate_profile.file", p.File, "cannot tell the trace format from the extension (.csv azure, .jsonl mooncake): add format=F")
 	}
-	f, rd, err := openTrace(p.File, format)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	var counts []float64
-	var first, last float64
 	rows := 0
-	for {
-		row, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			var le *LimitError
-			if errors.As(err, &le) {
-				return nil, fmt.Errorf("workload: rate_profile trace: %w", le)
-			}
-			return nil, err
-		}
+	var first float64
+	_, _, err = readTrace(p.File, format, "rate_profile trace", math.MaxInt, func(row TraceRow) error {
 		if rows == 0 {
-			first, last = row.Time, row.Time
+			first = row.Time
 		}
-		if err := checkOrder(p.File, format, row, last); err != nil {
-			return nil, err
-		}
-		last = row.Time
 		b := int(math.Floor((row.Time - first) / p.Bucket))
 		if b >= MaxProfilePoints {
-			return nil, traceErr(p.File, row.Line, "", "", "spans more than %d buckets of %g s (rate_profile.bucket): use a wider bucket", MaxProfilePoints, p.Bucket)
+			return traceErr(p.File, row.Line, "", "", "spans more than %d buckets of %g s (rate_profile.bucket): use a wider bucket", MaxProfilePoints, p.Bucket)
 		}
 		for len(counts) <= b {
 			counts = append(counts, 0)
 		}
 		counts[b]++
 		rows++
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if rows == 0 {
 		return nil, traceErr(p.File, 0, "", "", "has no rows")
