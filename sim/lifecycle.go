@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"math"
+
+	"github.com/fleetsim/fleetsim/pools/catalog"
 )
 
 // InstanceState is where a pool instance is in its life (docs/day.md).
@@ -232,4 +234,19 @@ func (l *Lifecycle) Bill(t float64) Bill {
 	}
 	b.CostUSD = b.ReservedUSD + b.OnDemandUSD
 	return b
+}
+
+// DefaultScaling returns the scaling of a pool of count instances of
+// profile g when the scenario gives none: min = max = reserved = count (a
+// fixed, fully reserved pool: today's runs), both rates the profile's
+// CostPerHour, and the start-up delay st.DelayS of the profile's weights
+// (catalog.WeightBytes; provisioning only when the profile's model is not
+// known).
+func DefaultScaling(gpu string, g catalog.GPU, count int, st catalog.Startup) Scaling {
+	w, err := catalog.WeightBytes(gpu)
+	if err != nil {
+		w = 0
+	}
+	return Scaling{Min: count, Max: count, Reserved: count, ReservedRate: g.CostPerHour, OnDemandRate: g.CostPerHour,
+		StartupS: st.DelayS(w), GPUsPerInst: g.GPUsPerInstance()}
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/fleetsim/fleetsim/pools/catalog"
 )
 
 // TestLifecycleHand: a three-event script against a hand computation.
@@ -106,5 +108,23 @@ func TestScalingValidate(t *testing.T) {
 	}
 	if err := (Scaling{Min: 1, Max: 4, Reserved: 2, StartupS: 130.6}).Validate(); err != nil {
 		t.Errorf("valid scaling: %v", err)
+	}
+}
+
+// TestDefaultScaling: a fixed pool billed at the catalog's price, with the
+// catalog's start-up delay (A100 serving Llama-3-70B: 60 s + 141.2 GB at
+// 2 GB/s).
+func TestDefaultScaling(t *testing.T) {
+	g, err := catalog.LookupGPU("a100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := DefaultScaling("a100", g, 43, catalog.Startup{})
+	if s.Min != 43 || s.Max != 43 || s.Reserved != 43 || s.ReservedRate != 2.21 || math.Abs(s.StartupS-130.6) > 1e-9 || s.GPUsPerInst != 1 {
+		t.Errorf("default scaling %+v", s)
+	}
+	// 43 A100s for an hour: 43 × $2.21.
+	if b := NewLifecycle(s, 43, 0).Bill(3600); math.Abs(b.CostUSD-43*2.21) > 1e-9 || b.GPUSeconds != 43*3600 {
+		t.Errorf("bill %+v, want $%v and %v GPU-s", b, 43*2.21, 43*3600)
 	}
 }
