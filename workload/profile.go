@@ -127,8 +127,9 @@ func parseNum(field, s string) (float64, error) {
 	return v, nil
 }
 
-// ParseSeconds parses a duration: a Go duration ("90m", "24h") or a bare
-// number of seconds, finite and >= 0 is not checked here.
+// ParseSeconds parses a duration, seconds: a Go duration ("90m", "24h") or
+// a bare number of seconds. It must be finite; its sign is the caller's to
+// check. Errors are *FieldError naming field.
 func ParseSeconds(field, s string) (float64, error) {
 	s = strings.TrimSpace(s)
 	if v, err := strconv.ParseFloat(s, 64); err == nil {
@@ -227,8 +228,11 @@ func (p *RateProfile) Validate() error {
 	}
 	switch p.Kind {
 	case ProfileConst:
-		if len(p.Rates) != 1 || !(p.Rates[0] >= MinRate) || p.Rates[0] > MaxRate {
-			return fieldErr("rate_profile.rate", p.Rates, "const needs one rate in [%g, %g] requests/s", MinRate, MaxRate)
+		if len(p.Rates) != 1 {
+			return fieldErr("rate_profile", len(p.Rates), "const takes one rate: const:RATE")
+		}
+		if r := p.Rates[0]; !(r >= MinRate) || r > MaxRate {
+			return fieldErr("rate_profile.rate", r, "const needs a rate in [%g, %g] requests/s", MinRate, MaxRate)
 		}
 	case ProfileSin:
 		if err := checkRate("rate_profile.mean", p.Mean); err != nil {
@@ -266,7 +270,7 @@ func (p *RateProfile) Validate() error {
 			return fieldErr("rate_profile.time", p.Times[n-1], "points of a periodic profile must lie before the period %g s", p.Period)
 		}
 		if !(p.mean() > 0) {
-			return fieldErr("rate_profile.rate", p.Rates, "the mean rate must be > 0")
+			return fieldErr("rate_profile.rate", p.mean(), "the mean rate must be > 0 requests/s")
 		}
 		if p.Period == 0 && !(p.Rates[n-1] > 0) {
 			return fieldErr("rate_profile.rate", p.Rates[n-1], "the last rate of a profile that does not repeat (no period) holds for ever: must be > 0")
