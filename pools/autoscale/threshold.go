@@ -64,6 +64,9 @@ func (p *Threshold) Recommend(o Observation) int {
 // Decide returns each pool's stabilized count.
 func (p *Threshold) Decide(obs []Observation) []int {
 	out := make([]int, len(obs))
+	for len(p.hist) < len(obs) {
+		p.hist = append(p.hist, nil)
+	}
 	keep := max(p.UpWindowS, p.DownWindowS)
 	for i, o := range obs {
 		r := p.Recommend(o)
