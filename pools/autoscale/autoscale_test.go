@@ -228,3 +228,21 @@ func TestParseConfig(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseConfig: the flag parser never panics, and what validates builds.
+func FuzzParseConfig(f *testing.F) {
+	for _, s := range []string{"static", "threshold:metric=queue,target=4,down=5m", "wva:v.yaml,mode=limited", "threshold:tolerance=NaN", "x:y=z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseConfig(s)
+		if err != nil || c.Validate([]string{"a"}) != nil || c.Policy == PolicyWVA {
+			return
+		}
+		a, err := New(c, []string{"a"}, nil)
+		if err != nil {
+			t.Fatalf("%q validates but does not build: %v", s, err)
+		}
+		a.Decide([]Observation{{TimeS: 1, Current: 2, Serving: 2, Queue: 9, KVUtil: 0.5, RateRPS: 3}})
+	})
+}
