@@ -301,7 +301,7 @@ func FuzzParseRateProfile(f *testing.F) {
 // and at a high rate (tiny gaps), for every kind of curve.
 func TestProfiledMonotone(t *testing.T) {
 	for _, s := range []string{"sin:mean=5000,ratio=4,period=60", "linear:0=100,7=9000,20=50,period=30", "step:0=7000,3=0,5=100,period=9"} {
-		src, err := NewSource(Spec{CDF: "azure", Requests: 200_000, RateProfile: s}, 5)
+		src, err := NewSource(Spec{CDF: "azure", Requests: 100_000, RateProfile: s}, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
