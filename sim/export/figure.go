@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"image/color"
 	"math"
 	"path/filepath"
 	"slices"
@@ -37,6 +38,23 @@ type Figure struct {
 	// that sits high).
 	YFromZero bool
 	Series    []FigureSeries
+	// Refs are reference lines (an SLO target), drawn dashed in black
+	// across the data area.
+	Refs []FigureRef
+	// NoPoints draws the lines without point markers (dense series such
+	// as a distribution or a time series).
+	NoPoints bool
+	// NoLegend leaves the legend out of the drawing: the HTML report
+	// prints it beside the figure (Figure.Legend), off the data.
+	NoLegend bool
+}
+
+// FigureRef is a reference line of a Figure: vertical at X when Vertical,
+// else horizontal at Y.
+type FigureRef struct {
+	Label    string
+	Vertical bool
+	At       float64
 }
 
 // FigureSeries is one line of a Figure.
@@ -46,6 +64,36 @@ type FigureSeries struct {
 	// Dashed draws a reference line (e.g. the paper's values) in the
 	// colour of the solid series before it.
 	Dashed bool
+	// Scatter draws the points only, no line.
+	Scatter bool
+}
+
+// LegendEntry is one line of a figure's legend: its name, colour (CSS
+// #rrggbb) and style.
+type LegendEntry struct {
+	Name    string
+	Color   string
+	Dashed  bool
+	Scatter bool
+}
+
+// Legend returns the entries the legend of f shows, in order: its series
+// (with the colours Render gives them), then its reference lines (black,
+// dashed).
+func (f Figure) Legend() []LegendEntry {
+	var out []LegendEntry
+	ci := -1
+	for _, s := range f.Series {
+		if !s.Dashed || ci < 0 {
+			ci++
+		}
+		r, g, b, _ := plotutil.Color(ci).RGBA()
+		out = append(out, LegendEntry{Name: s.Name, Color: fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8), Dashed: s.Dashed, Scatter: s.Scatter})
+	}
+	for _, r := range f.Refs {
+		out = append(out, LegendEntry{Name: r.Label, Color: "#000000", Dashed: true})
+	}
+	return out
 }
 
 // Figure sizes.
@@ -114,14 +162,32 @@ func (f Figure) Render(format string) ([]byte, error) {
 			line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 			line.Width = vg.Points(1)
 		}
-		p.Add(line, points)
-		p.Legend.Add(s.Name, line, points)
+		var thumbs []plot.Thumbnailer
+		switch {
+		case s.Scatter:
+			p.Add(points)
+			thumbs = []plot.Thumbnailer{points}
+		case f.NoPoints:
+			p.Add(line)
+			thumbs = []plot.Thumbnailer{line}
+		default:
+			p.Add(line, points)
+			thumbs = []plot.Thumbnailer{line, points}
+		}
+		if !f.NoLegend {
+			p.Legend.Add(s.Name, thumbs...)
+		}
+	}
+	if err := addRefs(p, f); err != nil {
+		return nil, err
 	}
 	p.Legend.ThumbnailWidth = vg.Points(20)
 	if f.YFromZero {
 		p.Y.Min = math.Min(p.Y.Min, 0)
 	}
-	legendRoom(p)
+	if !f.NoLegend {
+		legendRoom(p)
+	}
 	wt, err := p.WriterTo(figureWidth, figureHeight, format)
 	if err != nil {
 		return nil, err
@@ -173,4 +239,34 @@ func dataTicks(series []FigureSeries) []plot.Tick {
 		ticks[i] = plot.Tick{Value: x, Label: label}
 	}
 	return ticks
+}
+
+// addRefs draws f's reference lines across the data range of p (widened to
+// hold them).
+func addRefs(p *plot.Plot, f Figure) error {
+	for _, r := range f.Refs {
+		if math.IsNaN(r.At) || math.IsInf(r.At, 0) || ((f.LogX && r.Vertical || f.LogY && !r.Vertical) && !(r.At > 0)) {
+			continue
+		}
+		var xy plotter.XYs
+		if r.Vertical {
+			p.X.Min, p.X.Max = math.Min(p.X.Min, r.At), math.Max(p.X.Max, r.At)
+			xy = plotter.XYs{{X: r.At, Y: p.Y.Min}, {X: r.At, Y: p.Y.Max}}
+		} else {
+			p.Y.Min, p.Y.Max = math.Min(p.Y.Min, r.At), math.Max(p.Y.Max, r.At)
+			xy = plotter.XYs{{X: p.X.Min, Y: r.At}, {X: p.X.Max, Y: r.At}}
+		}
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return err
+		}
+		l.Color = color.Black
+		l.Width = vg.Points(1.2)
+		l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		p.Add(l)
+		if !f.NoLegend {
+			p.Legend.Add(r.Label, l)
+		}
+	}
+	return nil
 }
