@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -191,6 +192,11 @@ func (r *simRun) writeReport(sum *sim.Summary, outputs []export.OutputFile) (str
 		names[i] = o.Name
 	}
 	rep := r.coll.Report(sum, "fleetsim simulate", r.dir, strings.Join(names, ", "))
+	if d := filepath.Dir(r.o.report); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", fmt.Errorf("--report %s: %w", r.o.report, err)
+		}
+	}
 	if err := export.WriteReportFile(r.o.report, rep); err != nil {
 		return "", err
 	}

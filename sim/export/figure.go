@@ -118,7 +118,13 @@ func (f Figure) Render(format string) ([]byte, error) {
 	p.Add(plotter.NewGrid())
 	if f.LogX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.ConstantTicks(dataTicks(f.Series))
+		// A few points read best labelled at their values; a dense
+		// series (a distribution) by decades.
+		if t := dataTicks(f.Series); len(t) <= maxDataTicks {
+			p.X.Tick.Marker = plot.ConstantTicks(t)
+		} else {
+			p.X.Tick.Marker = logTicks125{}
+		}
 	}
 	if f.LogY {
 		p.Y.Scale = plot.LogScale{}
@@ -178,13 +184,16 @@ func (f Figure) Render(format string) ([]byte, error) {
 			p.Legend.Add(s.Name, thumbs...)
 		}
 	}
+	if f.YFromZero {
+		p.Y.Min = math.Min(p.Y.Min, 0)
+		if !(p.Y.Max > p.Y.Min) { // all zero: a unit axis, not [-1, 1]
+			p.Y.Max = p.Y.Min + 1
+		}
+	}
 	if err := addRefs(p, f); err != nil {
 		return nil, err
 	}
 	p.Legend.ThumbnailWidth = vg.Points(20)
-	if f.YFromZero {
-		p.Y.Min = math.Min(p.Y.Min, 0)
-	}
 	if !f.NoLegend {
 		legendRoom(p)
 	}
@@ -216,6 +225,10 @@ func WriteFigure(dir string, f Figure) ([]string, error) {
 	}
 	return wrote, nil
 }
+
+// maxDataTicks is the most x values a log axis is labelled at (beyond, it
+// is labelled by decades).
+const maxDataTicks = 16
 
 // dataTicks are ticks at every distinct x value of the series (a log axis
 // of a few points reads better labelled at its points): multiples of 1,024
@@ -269,4 +282,33 @@ func addRefs(p *plot.Plot, f Figure) error {
 		}
 	}
 	return nil
+}
+
+// logTicks125 labels a log axis at 1, 2 and 5 times the powers of ten in
+// its range (plot.LogTicks labels the powers only, which leaves a range of
+// less than two decades with one label or none), with minor ticks at the
+// other integers times the powers.
+type logTicks125 struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks125) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi > lo) {
+		return nil
+	}
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		p := math.Pow(10, e)
+		for m := 1.0; m <= 9; m++ {
+			v := m * p
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || m == 2 || m == 5 {
+				t.Label = strconv.FormatFloat(v, 'g', 4, 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/fleetsim/fleetsim/sim"
 )
 
@@ -186,3 +188,7 @@ func (t TeeSeries) WriteSeries(rows []sim.SeriesRow) error {
 	}
 	return nil
 }
+
+// ReadRequestRows reads requests.parquet as its rows (NULL stays nil). It
+// loads the whole file; it is meant for tests and small files.
+func ReadRequestRows(path string) ([]Row, error) { return parquet.ReadFile[Row](path) }

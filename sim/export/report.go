@@ -126,8 +126,8 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta charset="utf-8"/>
+<meta name="viewport" content="width=device-width, initial-scale=1"/>
 <title>{{.Title}}</title>
 <style>
 :root { color-scheme: light; }
@@ -141,7 +141,7 @@ nav a { color: #1f5fa8; text-decoration: none; }
 p.note { color: #333; margin: 6px 0; }
 .tw { overflow-x: auto; margin: 10px 0 18px; }
 table { border-collapse: collapse; font-size: 13.5px; font-variant-numeric: tabular-nums; }
-caption { text-align: left; font-weight: 600; padding: 4px 0; }
+caption { text-align: left; font-weight: 600; padding: 4px 0; white-space: nowrap; }
 th, td { padding: 4px 9px; border-bottom: 1px solid #e3e6ea; vertical-align: top; }
 th { background: #f3f5f7; text-align: left; white-space: nowrap; }
 td.n, th.n { text-align: right; white-space: nowrap; }

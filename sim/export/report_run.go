@@ -89,13 +89,34 @@ func orDash(s string) string {
 // summarySection is the per-pool metrics table, the OSD verdict and the
 // rejections by reason.
 func summarySection(sum *sim.Summary, c *RunCollector) ReportSection {
-	t := ReportTable{Caption: "Per pool, over the post-warm-up requests (the last row is the whole fleet)"}
-	for i, col := range tableColumns {
-		t.Head = append(t.Head, col.head)
-		t.Numeric = append(t.Numeric, !leftAligned(i))
+	// The table of simulate's stdout, split in two so that each fits a
+	// page: load and verdicts, then latencies (by column name).
+	all := tableRows(sum)
+	split := func(caption string, cols ...string) ReportTable {
+		t := ReportTable{Caption: caption}
+		var idx []int
+		for i, col := range tableColumns {
+			if slices.Contains(cols, col.head) {
+				idx = append(idx, i)
+				t.Head = append(t.Head, col.head)
+				t.Numeric = append(t.Numeric, !leftAligned(i))
+			}
+		}
+		for _, row := range all {
+			r := make([]string, len(idx))
+			for j, i := range idx {
+				r[j] = row[i]
+			}
+			t.Rows = append(t.Rows, r)
+		}
+		return t
 	}
-	t.Rows = tableRows(sum)
-	s := ReportSection{ID: "summary", Title: "Metrics", Tables: []ReportTable{t}}
+	s := ReportSection{ID: "summary", Title: "Metrics", Tables: []ReportTable{
+		split("Load per pool, over the post-warm-up requests (the last row is the whole fleet)",
+			"pool", "gpu", "gpus", "max_ctx", "slots", "arrived", "completed", "rejected", "preempt", "util", "thru_rps", "slo", "overloaded", "osd"),
+		split("Latency per pool: quantiles over the post-warm-up requests",
+			"pool", "ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p99_ms", "e2e_p99_s", "wait_p99_ms"),
+	}}
 	if v := OSDVerdictLine(sum); v != "" {
 		s.Notes = append(s.Notes, v+".")
 	}
