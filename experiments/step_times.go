@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
@@ -96,6 +97,7 @@ func stepErrorTables() (Table, Table, []export.Figure) {
 		Columns: []string{"gpu", "model", "tp", "points", "calibrated, held-out %", "uncalibrated roofline %", "kv preset %", "paper preset %"},
 	}
 	var figs []export.Figure
+	var closing []string
 	for _, gpu := range []string{"a100", "h100"} {
 		all := map[string]map[string][]float64{} // predictor → phase → errors
 		inSample, linear := map[string][]float64{}, map[string][]float64{}
@@ -163,6 +165,18 @@ func stepErrorTables() (Table, Table, []export.Figure) {
 					Num{100 * catalog.AbsQuantile(e, 0.95), 1}, Num{100 * mean / float64(max(len(e), 1)), 1}})
 			}
 			add("calibrated roofline, held-out (model left out of the fit)", pick(all[stepPredictors[0].name]))
+			if ph == "decode + prefill" {
+				h, u := pick(all[stepPredictors[0].name]), pick(all[stepPredictors[1].name])
+				k, pp := pick(all[stepPredictors[2].name]), pick(all[stepPredictors[3].name])
+				verdict := "within"
+				if catalog.AbsQuantile(h, 0.5) > 0.10 || catalog.AbsQuantile(h, 0.95) > 0.25 {
+					verdict = "NOT within"
+				}
+				closing = append(closing, fmt.Sprintf("%s: held-out calibrated median %.1f%%, P95 %.1f%% (%s the bounds); uncalibrated roofline %.1f%% / %.1f%%, kv %.1f%% / %.1f%%, paper %.1f%% / %.1f%%",
+					gpu, 100*catalog.AbsQuantile(h, 0.5), 100*catalog.AbsQuantile(h, 0.95), verdict,
+					100*catalog.AbsQuantile(u, 0.5), 100*catalog.AbsQuantile(u, 0.95), 100*catalog.AbsQuantile(k, 0.5), 100*catalog.AbsQuantile(k, 0.95),
+					100*catalog.AbsQuantile(pp, 0.5), 100*catalog.AbsQuantile(pp, 0.95)))
+			}
 			add("calibrated roofline, in-sample (stored constants)", pick(inSample))
 			add("calibrated roofline, held-out, linear operators only (the measured part, no shared terms)", pick(linear))
 			for _, sp := range stepPredictors[1:] {
@@ -176,6 +190,7 @@ func stepErrorTables() (Table, Table, []export.Figure) {
 		"Grid: decode batches 1–256 at 512–32,768 tokens of context per sequence (where the batch's KV fits the instance), single prefill chunks of 128–8,192 tokens from an empty context (within the table: 4,096 tokens for Llama-2, CodeLlama, InternLM, Qwen; 32,768 for Llama-3), every TP degree (1, 2, 4, 8) whose weights fit.",
 		"Held-out: for each model, the calibration (memory and compute efficiency, per-layer and per-step constants) is fitted by least squares to the GPU's other models and tested on it (leave-one-model-out); every model is held out once. Acceptance (issue #21): held-out median ≤ 10% and P95 ≤ 25% on A100 and on H100 over decode + prefill.",
 		"kv and paper presets: the computed instance's roofline W and H (W + H·8192-token context) in the engine's two paper forms; neither charges prompt tokens, so a prefill chunk costs about W (the prefill rows). The calibrated roofline takes max(weight read, GEMM FLOPs) per layer; the uncalibrated one adds them (catalog Roofline, kept for the printed profile and the reproduced numbers that use it).",
+		"Result (decode + prefill, |error| median / P95) — " + strings.Join(closing, "; ") + ".",
 	}
 	return t, m, figs
 }
