@@ -55,6 +55,18 @@ type PoolConfig struct {
 	TP       int          `json:"tp,omitempty" yaml:"tp,omitempty"`
 	Spec     string       `json:"spec,omitempty" yaml:"spec,omitempty"`
 	Instance *catalog.GPU `json:"instance,omitempty" yaml:"-"`
+	// Timing, when set, is this pool's iteration-time preset in place of
+	// the run's (Config.Timing), e.g. measured for a computed pool beside
+	// a hand-written one (catalog.TimingNames).
+	Timing string `json:"timing,omitempty" yaml:"timing,omitempty"`
+}
+
+// TimingOf returns the pool's timing preset: its own, else the run's.
+func (p PoolConfig) TimingOf(run string) string {
+	if p.Timing != "" {
+		return p.Timing
+	}
+	return run
 }
 
 // slots returns the pool's sequences per instance: MaxSeqs when set, else
@@ -245,9 +257,15 @@ func (c *Config) Validate() error {
 				"exceeds the KV budget of one %s instance (%d blocks of %d tokens = %d tokens)",
 				g.Name, g.KVBlocks, g.BlockTokens, g.KVBlocks*g.BlockTokens)
 		}
-		if (c.Timing == catalog.TimingMeasured || c.Timing == catalog.TimingCalibrated) && (p.Override == nil || p.Override.Timing == nil) {
-			if _, err := g.StepModel(c.Timing); err != nil {
-				return bad("timing", c.Timing, "%s (pool %q): %s", f, p.Name, err)
+		if p.Timing != "" && !slices.Contains(timingNames, p.Timing) {
+			return bad(f+".timing", p.Timing, "allowed: %s (or absent: the run's timing)", strings.Join(timingNames, ", "))
+		}
+		if t := p.TimingOf(c.Timing); (t == catalog.TimingMeasured || t == catalog.TimingCalibrated) && (p.Override == nil || p.Override.Timing == nil) {
+			if _, err := g.StepModel(t); err != nil {
+				if p.Timing != "" {
+					return bad(f+".timing", t, "%s", err)
+				}
+				return bad("timing", t, "%s (pool %q): %s", f, p.Name, err)
 			}
 		}
 		if p.MaxSeqs < 0 || p.MaxSeqs > 1<<20 {
