@@ -119,7 +119,7 @@ type Config struct {
 	Seed     uint64        `json:"seed" yaml:"seed"`
 	Workload workload.Spec `json:"workload" yaml:"workload"`
 	Pools    []PoolConfig  `json:"pools" yaml:"pools"`
-	Timing   string        `json:"timing" yaml:"timing"` // "kv" (default), "paper", "measured" or "calibrated" (catalog.TimingNames)
+	Timing   string        `json:"timing" yaml:"timing"` // "auto" (default: calibrated for computed A100/H100 instances, else kv), "kv", "paper", "measured" or "calibrated" (catalog.TimingNames)
 	Router   RouterConfig  `json:"router" yaml:"router"`
 	// WarmupFraction of the arrivals (the first ones) is kept in the output
 	// with warmup=true and excluded from metrics. Default 0.2.
@@ -154,7 +154,7 @@ var (
 // Defaults returns the default scenario: the FleetOpt paper's pool-routing
 // fleet (FleetOpt §7.1 and Table 5: 43 A100s at 4,096 tokens and 131 A100s
 // at 65,536 tokens) serving the built-in Azure CDF at 1,000 req/s (Poisson),
-// 100,000 requests, the kv timing preset, seed 1, the length router (p_c =
+// 100,000 requests, the auto timing preset (kv for these profiles), seed 1, the length router (p_c =
 // router.DefaultPC = 1 should a file or flag switch to C&R), central
 // dispatch, 20% warm-up and the SLO P99 TTFT <= 0.5 s (FleetOpt §7.1),
 // P99 TPOT <= 0.08 s (token-budget paper §4).
@@ -170,7 +170,7 @@ func Defaults() Config {
 			{Name: "short", GPU: "a100", Count: 43, MaxContext: 4096},
 			{Name: "long", GPU: "a100", Count: 131, MaxContext: 65536},
 		},
-		Timing:         catalog.DefaultTiming,
+		Timing:         catalog.TimingAuto,
 		Router:         RouterConfig{Config: router.Config{Kind: RouterLength, PC: router.DefaultPC}},
 		WarmupFraction: 0.2,
 		SLO:            SLO{TTFTS: 0.5, TPOTS: 0.08},

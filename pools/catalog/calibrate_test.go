@@ -92,3 +92,30 @@ func TestFittedPresets(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoTiming: the simulator's default preset is the calibrated roofline
+// for computed A100/H100 instances (prompt tokens charged) and kv, exactly,
+// for every other profile — the papers' hand-written a100 among them.
+func TestAutoTiming(t *testing.T) {
+	for _, c := range []struct{ gpu, want string }{
+		{"a100", TimingKV}, {"h100", TimingKV}, {"mi300x", TimingKV},
+		{"a100/llama-3.1-70b/tp4", TimingCalibrated}, {"h100/llama-3.1-8b/tp1", TimingCalibrated},
+		{"l40s/llama-3.1-8b/tp1", TimingKV},
+	} {
+		g, err := LookupGPU(c.gpu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.ResolveTiming(TimingAuto); got != c.want {
+			t.Errorf("%s: auto resolves to %s, want %s", c.gpu, got, c.want)
+		}
+		auto, err1 := g.EngineConfig(4096, TimingAuto)
+		want, err2 := g.EngineConfig(4096, c.want)
+		if err1 != nil || err2 != nil || auto != want {
+			t.Errorf("%s: auto %+v (%v), %s %+v (%v)", c.gpu, auto, err1, c.want, want, err2)
+		}
+		if c.want == TimingCalibrated && !(auto.Timing.P > 0) {
+			t.Errorf("%s: auto charges no prompt tokens: %+v", c.gpu, auto.Timing)
+		}
+	}
+}

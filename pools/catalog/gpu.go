@@ -154,10 +154,29 @@ const (
 	// (CalibratedRoofline) of a computed instance on a GPU with a stored
 	// calibration: prompt tokens are charged (P > 0).
 	TimingCalibrated = "calibrated"
+	// TimingAuto is the simulator's default: TimingCalibrated for a
+	// computed instance on a GPU with a stored calibration (A100, H100),
+	// which charges prompt tokens; TimingKV for every other profile (the
+	// papers' hand-written ones among them).
+	TimingAuto = "auto"
 )
 
 // TimingNames lists the presets.
-var TimingNames = []string{TimingPaper, TimingKV, TimingMeasured, TimingCalibrated}
+var TimingNames = []string{TimingAuto, TimingPaper, TimingKV, TimingMeasured, TimingCalibrated}
+
+// ResolveTiming returns the preset a pool of this profile runs for preset:
+// TimingAuto resolves to TimingCalibrated or TimingKV, any other is itself.
+func (g GPU) ResolveTiming(preset string) string {
+	if preset != TimingAuto {
+		return preset
+	}
+	if g.Inst != nil {
+		if _, ok := CalibrationFor(g.Inst.GPU.Name); ok {
+			return TimingCalibrated
+		}
+	}
+	return TimingKV
+}
 
 // DefaultTiming is the preset used when none is named. The kv form is the
 // default because it is the one the FleetOpt fleet sizes were computed with
@@ -172,6 +191,10 @@ func (g GPU) Timing(preset string) (engine.Timing, error) {
 		return engine.Timing{W: g.W, HSeq: g.H}, nil
 	case TimingKV, "":
 		return engine.Timing{W: g.W, HKV: g.H / float64(g.CalibCtx)}, nil
+	case TimingAuto:
+		if r := g.ResolveTiming(preset); r != TimingAuto {
+			return g.Timing(r)
+		}
 	case TimingMeasured, TimingCalibrated:
 		return engine.Timing{}, fmt.Errorf("timing %q: fitted over a pool's operating region (max context, slots): use EngineConfig", preset)
 	}
@@ -229,6 +252,7 @@ func (g GPU) EngineConfig(maxCtx int, preset string) (engine.Config, error) {
 	}
 	var t engine.Timing
 	var err error
+	preset = g.ResolveTiming(preset)
 	if preset == TimingMeasured || preset == TimingCalibrated {
 		var f LinearFit
 		f, err = g.RegionTiming(preset, slots, maxCtx)
