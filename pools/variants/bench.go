@@ -57,9 +57,10 @@ const MaxBenchRows = 1_000_000
 
 // ReadBench reads a benchmark CSV with a header naming the columns mm, hw,
 // prec, bb, itl (required), thp, dp, tp (optional; tp defaults to 1) and,
-// for the prefill fit, in and prefill (or ttft), both optional. It returns
-// the groups in order of first appearance. A row that does not parse is an
-// error naming its line and column.
+// for the prefill fit, in and prefill (or ttft, not both), both optional. It
+// returns the groups in order of first appearance. A column named twice, a
+// row that does not parse, or a row with only one of in and prefill, or
+// with prefill for in = 0, is an error naming its line and column.
 func ReadBench(r io.Reader) ([]BenchGroup, error) {
 	cr := csv.NewReader(r)
 	cr.TrimLeadingSpace = true
@@ -72,7 +73,11 @@ func ReadBench(r io.Reader) ([]BenchGroup, error) {
 	}
 	col := map[string]int{}
 	for i, h := range head {
-		col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+		if j, dup := col[name]; dup && name != "" {
+			return nil, bad("benchmark header", strings.Join(head, ","), "column %q is given twice (columns %d and %d); name each column once", name, j+1, i+1)
+		}
+		col[name] = i
 	}
 	for _, c := range []string{"mm", "hw", "prec", "bb", "itl"} {
 		if _, ok := col[c]; !ok {
@@ -82,6 +87,11 @@ func ReadBench(r io.Reader) ([]BenchGroup, error) {
 	preName := "prefill"
 	if _, ok := col[preName]; !ok {
 		preName = "ttft"
+	} else if _, ok := col["ttft"]; ok {
+		return nil, bad("benchmark header", strings.Join(head, ","), "has both prefill and ttft; give one of them (the prefill time of the batch, ms)")
+	}
+	if hasCol(col, "in") != hasCol(col, preName) {
+		return nil, bad("benchmark header", strings.Join(head, ","), "the prefill fit needs both an in column and a prefill (or ttft) column; give both or neither")
 	}
 	var groups []BenchGroup
 	index := map[string]int{}
@@ -145,14 +155,20 @@ func ReadBench(r io.Reader) ([]BenchGroup, error) {
 		if row.Batch < 1 {
 			return nil, bad(fmt.Sprintf("line %d: bb", line), row.Batch, "the batch size must be >= 1")
 		}
-		if get("in") != "" && get(preName) != "" {
+		switch hasIn, hasPre := get("in") != "", get(preName) != ""; {
+		case hasIn && hasPre:
 			if err := num("in", &row.In, true); err != nil {
 				return nil, err
 			}
 			if err := num(preName, &row.Prefill, true); err != nil {
 				return nil, err
 			}
+			if row.In < 1 {
+				return nil, bad(fmt.Sprintf("line %d: in", line), get("in"), "a row with a %s time needs a prompt of 1 to %d tokens (prefill is fitted against in·bb)", preName, 1<<24)
+			}
 			row.HasPre = true
+		case hasIn != hasPre:
+			return nil, bad(fmt.Sprintf("line %d: in/%s", line, preName), get("in")+"/"+get(preName), "give both (prompt tokens and the prefill time, ms) or neither")
 		}
 		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d", row.Model, row.HW, row.Precision, row.TP)
 		i, ok := index[key]
@@ -167,6 +183,11 @@ func ReadBench(r io.Reader) ([]BenchGroup, error) {
 		return nil, bad("benchmark", "no rows", "the file has a header but no measurements")
 	}
 	return groups, nil
+}
+
+func hasCol(col map[string]int, name string) bool {
+	_, ok := col[name]
+	return ok
 }
 
 // FitGroup fits a group's decode line (itl against bb) and, when at least
