@@ -247,6 +247,12 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 	ws := make([]capacity.Windowed, len(windows))
 	for i, d := range windows {
 		if ws[i], err = capacity.Bucket(s, prof.Tau, d); err != nil {
+			if nb := s.Span()/d + 1; f.rate > 0 && nb > capacity.MaxBuckets {
+				// The span is --rate's doing (the requests generated or
+				// rescaled at that rate), not the window's.
+				return badInput("--rate %v: %d requests at this rate span %.4g s, %.3g windows of %g s (at most %d); give --rate >= %.3g requests/s, fewer --requests or longer --windows",
+					f.rate, len(reqs), s.Span(), nb, d, capacity.MaxBuckets, f.rate*nb/capacity.MaxBuckets)
+			}
 			return badInput("%s", capacityFlagNames(oneLine(err)))
 		}
 	}
