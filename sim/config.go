@@ -266,8 +266,8 @@ func (c *Config) Validate() error {
 		if p.MaxSeqs < 0 || p.MaxSeqs > 1<<20 {
 			return bad(f+".max_seqs", p.MaxSeqs, "must be in [1, %d] (0 = the catalog's slot rule)", 1<<20)
 		}
-		if p.KVBlocks < 0 || p.KVBlocks > 1<<30 {
-			return bad(f+".kv_blocks", p.KVBlocks, "must be in [1, %d] (0 = the GPU's KV budget)", 1<<30)
+		if p.KVBlocks < 0 || p.KVBlocks > catalog.MaxKVBlocks {
+			return bad(f+".kv_blocks", p.KVBlocks, "must be in [1, %d] (0 = the GPU's KV budget)", catalog.MaxKVBlocks)
 		}
 		if p.KVBlocks > 0 && (p.MaxContext-2)/g.BlockTokens+1 > p.KVBlocks {
 			return bad(f+".kv_blocks", p.KVBlocks, "one request of max_ctx %d tokens needs %d blocks of %d tokens", p.MaxContext, (p.MaxContext-2)/g.BlockTokens+1, g.BlockTokens)

@@ -31,6 +31,12 @@ type ProfileFile struct {
 	Eff       *Efficiency `yaml:"efficiency"` // roofline factors (absent keys: DefaultEfficiency's)
 }
 
+// MaxKVBlocks bounds the KV blocks of one instance: a profile file's
+// constants.kv_blocks and a simulated pool's kv_blocks override (sim).
+// 2^30 blocks of 16 tokens are 17 G tokens; beyond it a run's slot count
+// makes its work outrun the simulator's time range.
+const MaxKVBlocks = 1 << 30
+
 // Constants are a profile's constants written by hand (GPU's fields).
 type Constants struct {
 	W           float64 `yaml:"w"`             // fixed iteration cost, s
@@ -174,15 +180,15 @@ func (c Constants) profile(name string) (GPU, error) {
 		g.BlockTokens = DefaultBlockTokens
 	}
 	fin := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-	const maxKVBlocks, maxCount, maxBlockTokens = 1 << 40, 1 << 30, 1 << 20
+	const maxCount, maxBlockTokens = 1 << 30, 1 << 20
 	switch {
 	case !(c.W >= engine.MinIterationS && c.W <= engine.MaxIterationS):
 		return GPU{}, fmt.Errorf("profile file: constants.w = %v: must be %g to %g seconds (the engine's shortest and longest iteration)",
 			c.W, engine.MinIterationS, float64(engine.MaxIterationS))
 	case !(c.H >= 0) || !fin(c.H):
 		return GPU{}, fmt.Errorf("profile file: constants.h = %v: must be a finite number of seconds >= 0", c.H)
-	case c.KVBlocks < 1 || c.KVBlocks > maxKVBlocks:
-		return GPU{}, fmt.Errorf("profile file: constants.kv_blocks = %d: must be 1 to %d", c.KVBlocks, maxKVBlocks)
+	case c.KVBlocks < 1 || c.KVBlocks > MaxKVBlocks:
+		return GPU{}, fmt.Errorf("profile file: constants.kv_blocks = %d: must be 1 to %d", c.KVBlocks, MaxKVBlocks)
 	case c.MaxSlots < 0 || c.MaxSlots > maxCount:
 		return GPU{}, fmt.Errorf("profile file: constants.max_slots = %d: must be 0 to %d (0: limited by KV only)", c.MaxSlots, maxCount)
 	case g.CalibCtx < 1 || g.CalibCtx > maxCount:

@@ -17,7 +17,10 @@ func TestProfileConstantsEngineRanges(t *testing.T) {
 		{"w: 2000\n  h: 0\n  kv_blocks: 10000", "constants.w = 2000: must be 1e-12 to 1000 seconds"},
 		// kv timing: 0.01 + 1000 × 10000 × 16 / 8192 s ≈ 1.95e7 s > 1000 s
 		{"w: 0.01\n  h: 1000\n  kv_blocks: 10000", "constants.h = 1000: an iteration holding the whole KV cache would take 1.953e+04 s"},
-		{"w: 0.01\n  h: 0.001\n  kv_blocks: 1e18", "constants.kv_blocks = 1000000000000000000: must be 1 to 1099511627776"},
+		{"w: 0.01\n  h: 0.001\n  kv_blocks: 1e18", "constants.kv_blocks = 1000000000000000000: must be 1 to 1073741824"},
+		// 2^40 blocks were accepted and the run failed (its work past the
+		// simulator's time range, exit 1); the bound is sim's pools[].kv_blocks'.
+		{"w: 0.01\n  h: 1e-9\n  kv_blocks: 1099511627776", "constants.kv_blocks = 1099511627776: must be 1 to 1073741824"},
 		{"w: 0.01\n  h: 0.001\n  kv_blocks: 100\n  block_tokens: 2000000", "constants.block_tokens = 2000000: must be 1 to 1048576"},
 		{"w: 0.01\n  h: 0.001\n  kv_blocks: 100\n  calib_ctx: -1", "constants.calib_ctx = -1: must be 1 to"},
 	}
