@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// Issue #20 item 6: `capacity --workload azure --rate 1e-6` (the lowest
+// Issue #20 item 6: `capacity --trace T --rate 1e-300` and `capacity
+// --workload azure --rate 1e-6` (the lowest
 // rate --rate accepts) blamed --windows: "--windows = 1: too short for the
 // trace's ... span". The span is --rate's doing (100 requests at 1e-6/s
 // span ~1e8 s, more than MaxBuckets = 5e7 one-second windows), so the error
@@ -16,6 +17,11 @@ func TestCapacityTinyRateBlamesRate(t *testing.T) {
 	code, _, stderr := runCLI(t, args...)
 	oneErrLine(t, args, code, stderr, "--rate 1e-06: 100 requests at this rate span")
 	oneErrLine(t, args, code, stderr, "(at most 50000000); give --rate >= 1.96e-06 requests/s")
+	// The issue's command: the trace rescaled to 1e-300 req/s (its 19,366
+	// requests over 1.9e304 s; the old message printed that span in 300 digits).
+	args = []string{"capacity", "--trace", convTrace, "--rate", "1e-300"}
+	code, _, stderr = runCLI(t, args...)
+	oneErrLine(t, args, code, stderr, "--rate 1e-300: 19366 requests at this rate span 1.937e+304 s")
 }
 
 // Issue #20 item 6: `capacity --simulate --instances 1,1,1` simulated the
