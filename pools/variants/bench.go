@@ -190,10 +190,11 @@ func hasCol(col map[string]int, name string) bool {
 	return ok
 }
 
-// FitGroup fits a group's decode line (itl against bb) and, when at least
-// two of its rows have prefill values with distinct in·bb, its prefill
-// line (prefill against in·bb). A negative decode slope or base is an error:
-// the queue model needs ITL to grow with the batch.
+// FitGroup fits a group's decode line (itl against bb) and, when its rows
+// have prefill values, its prefill line (prefill against in·bb). A negative
+// decode slope or base is an error (the queue model needs ITL to grow with
+// the batch), and so are prefill values that give no line (fewer than two
+// distinct in·bb) or a negative γ or δ: they are never dropped silently.
 func FitGroup(g BenchGroup, source string) (Profile, error) {
 	var x, y, xp, yp []float64
 	for _, r := range g.Rows {
@@ -217,12 +218,20 @@ func FitGroup(g BenchGroup, source string) (Profile, error) {
 	}
 	p.Alpha, p.Beta = d.Intercept, d.Slope
 	p.Fit = &FitReport{Source: source, Decode: d}
-	if len(xp) >= 2 {
-		pf, err := FitLine(xp, yp, g.Name()+": in*bb")
-		if err == nil && pf.Slope >= 0 && pf.Intercept >= 0 {
-			p.Gamma, p.Delta = pf.Intercept, pf.Slope
-			p.Fit.Prefill = &pf
+	if len(xp) > 0 {
+		// Prefill data that cannot be fitted is an error, not a profile
+		// with γ = δ = 0 (no prefill cost) beside a note "no columns".
+		pf, err := FitLine(xp, yp, g.Name()+": prefill against in*bb")
+		switch {
+		case err != nil:
+			return p, err
+		case pf.Slope < 0:
+			return p, bad(g.Name()+": delta_ms", pf.Slope, "the fitted prefill time falls with in·bb (δ < 0); the model needs δ >= 0 (or drop the in/prefill values to fit decode only)")
+		case pf.Intercept < 0:
+			return p, bad(g.Name()+": gamma_ms", pf.Intercept, "the fitted prefill time at in·bb = 0 is negative (γ < 0); the model needs γ >= 0 (or drop the in/prefill values to fit decode only)")
 		}
+		p.Gamma, p.Delta = pf.Intercept, pf.Slope
+		p.Fit.Prefill = &pf
 	}
 	return p, nil
 }

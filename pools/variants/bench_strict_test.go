@@ -30,3 +30,26 @@ func TestReadBenchStrict(t *testing.T) {
 		t.Errorf("mixed rows: %+v %v", g, err)
 	}
 }
+
+// Prefill values that give no line used to leave γ = δ = 0 (no prefill
+// cost) and print "prefill: no in/prefill columns": one row, one in·bb, or
+// a falling line are errors naming the group.
+func TestFitGroupPrefillNotDropped(t *testing.T) {
+	for _, tc := range []struct{ csv, want string }{
+		{"mm,hw,prec,bb,itl,in,prefill\nm,h,fp16,1,10,100,50\nm,h,fp16,2,11,,\n", "all 1 rows have the same value"},
+		{"mm,hw,prec,bb,itl,in,prefill\nm,h,fp16,1,10,200,50\nm,h,fp16,2,11,100,60\n", "m/h/fp16/tp1: prefill against in*bb"},
+		// x = 100, 200 with y = 60, 50: δ = −0.1 ms per token
+		{"mm,hw,prec,bb,itl,in,prefill\nm,h,fp16,1,10,100,60\nm,h,fp16,2,11,100,50\n", "delta_ms = -0.1: the fitted prefill time falls with in·bb"},
+		// x = 100, 200 with y = 10, 30: γ = −10 ms
+		{"mm,hw,prec,bb,itl,in,prefill\nm,h,fp16,1,10,100,10\nm,h,fp16,2,11,100,30\n", "gamma_ms = -10: the fitted prefill time at in·bb = 0 is negative"},
+	} {
+		gs, err := ReadBench(strings.NewReader(tc.csv))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = FitGroup(gs[0], "test")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want an error containing %q", tc.csv, err, tc.want)
+		}
+	}
+}
