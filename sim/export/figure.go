@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Figure is a line chart described by its data (package experiments builds
@@ -44,6 +45,8 @@ type Figure struct {
 	// NoPoints draws the lines without point markers (dense series such
 	// as a distribution or a time series).
 	NoPoints bool
+	// YUnit fixes the y axis to [0, 1] (a fraction).
+	YUnit bool
 	// NoLegend leaves the legend out of the drawing: the HTML report
 	// prints it beside the figure (Figure.Legend), off the data.
 	NoLegend bool
@@ -171,6 +174,8 @@ func (f Figure) Render(format string) ([]byte, error) {
 		var thumbs []plot.Thumbnailer
 		switch {
 		case s.Scatter:
+			points.Shape = draw.CircleGlyph{}
+			points.Radius = vg.Points(3.5)
 			p.Add(points)
 			thumbs = []plot.Thumbnailer{points}
 		case f.NoPoints:
@@ -189,6 +194,9 @@ func (f Figure) Render(format string) ([]byte, error) {
 		if !(p.Y.Max > p.Y.Min) { // all zero: a unit axis, not [-1, 1]
 			p.Y.Max = p.Y.Min + 1
 		}
+	}
+	if f.YUnit {
+		p.Y.Min, p.Y.Max = 0, 1.02 // room for the markers at 1
 	}
 	if err := addRefs(p, f); err != nil {
 		return nil, err
