@@ -4,7 +4,8 @@
 //
 // 1. RUN_DIR/timeseries.parquet: the documented columns; per-interval
 //    arrivals add up to summary.json's (fleet: requests, and post-warm-up
-//    arrived; every pool: arrived); the same footer as requests.parquet.
+//    arrived; every pool: arrived); the same footer as requests.parquet,
+//    whose columns are REQUIRED except the seven times that can be NULL.
 // 2. SWEEP_DIR/sweep.parquet: created_by and key-value metadata (version,
 //    seed, base scenario JSON, axes JSON); NULL, not '' or 0, for gpu,
 //    max_ctx and slots in fleet rows, and none in pool rows.
@@ -50,6 +51,14 @@ const footer = async (f) => JSON.stringify(await rows(`SELECT decode(key) AS k, 
 if (await footer(ts) !== await footer(req)) failures.push('timeseries.parquet key-value metadata differs from requests.parquet');
 const [tfm] = await rows(`SELECT created_by FROM parquet_file_metadata('${ts}')`);
 if (String(tfm.created_by) !== `fleetsim version ${summary.version}`) failures.push(`timeseries created_by ${tfm.created_by}`);
+
+// requests.parquet: a column is REQUIRED unless it can be NULL (the seven
+// times a rejected request never reaches).
+const optional = ['admit_s', 'first_token_s', 'finish_s', 'queue_wait_s', 'ttft_s', 'tpot_s', 'e2e_s'];
+for (const r of await rows(`SELECT name, repetition_type AS rt FROM parquet_schema('${req}') WHERE num_children IS NULL OR num_children = 0`)) {
+  const want = optional.includes(String(r.name)) ? 'OPTIONAL' : 'REQUIRED';
+  if (String(r.rt) !== want) failures.push(`requests.parquet column ${r.name}: ${r.rt}, want ${want}`);
+}
 
 // 2. The sweep.
 const sw = q(join(sweepDir, 'sweep.parquet'));
