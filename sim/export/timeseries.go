@@ -59,11 +59,17 @@ func (r *SeriesParquetRow) SeriesRow() sim.SeriesRow {
 	}
 }
 
+// Row groups and page buffers of timeseries.parquet.
+const (
+	seriesRowGroupRows = 8192
+	seriesPageBytes    = 32 << 10
+)
+
 // SeriesSink is a sim.SeriesSink writing timeseries.parquet (schema
 // SeriesParquetRow, zstd) as the run goes: rows are buffered up to one row
-// group (RowGroupRows), so memory stays bounded however long the run. The
-// file appears at its path only when Close succeeds; Abort (or a failed
-// Close) leaves nothing.
+// group (seriesRowGroupRows rows), so memory stays bounded however long the
+// run. The file appears at its path only when Close succeeds; Abort (or a
+// failed Close) leaves nothing.
 type SeriesSink struct {
 	f    *atomicFile
 	w    *parquet.GenericWriter[SeriesParquetRow]
@@ -79,7 +85,10 @@ func NewSeriesSink(path string, info FileInfo) (*SeriesSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := parquet.NewGenericWriter[SeriesParquetRow](f, parquetOptions(info)...)
+	// Small row groups and pages: a long run's series streams out instead
+	// of filling a 65,536-row group in memory beside the simulation.
+	opts := append(parquetOptions(info), parquet.MaxRowsPerRowGroup(seriesRowGroupRows), parquet.PageBufferSize(seriesPageBytes))
+	w := parquet.NewGenericWriter[SeriesParquetRow](f, opts...)
 	return &SeriesSink{f: f, w: w}, nil
 }
 
