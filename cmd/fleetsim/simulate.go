@@ -37,6 +37,7 @@ type simFlags struct {
 	trace      string
 	traceFmt   string
 	arrival    string
+	profile    string
 	rate       float64
 	requests   int
 	seed       uint64
@@ -75,6 +76,7 @@ func newSimFlags() *simFlags {
 	fs.StringVar(&f.trace, "trace", "", "replay a trace `FILE` instead of a CDF (Azure LLM trace .csv or Mooncake .jsonl; - reads stdin, with --trace-format)")
 	fs.StringVar(&f.traceFmt, "trace-format", "", "trace format: azure or mooncake (default: by extension)")
 	fs.StringVar(&f.arrival, "arrival", "poisson", "arrival process with a CDF: poisson or bursty")
+	fs.StringVar(&f.profile, "rate-profile", "", "time-varying arrival rate `KIND:PARAMS` (docs/day.md): const:RATE, sin:mean=M,ratio=R,period=P,peak=T, step:T=RATE,..., linear:T=RATE,..., trace-shape:FILE,bucket=B,mean=M")
 	fs.Float64Var(&f.rate, "rate", d.Workload.Rate, "mean arrival rate, requests/s (with --trace: rescale the trace to it; default its own rate)")
 	fs.IntVar(&f.requests, "requests", d.Workload.Requests, "number of requests (a trace may hold fewer)")
 	fs.Uint64Var(&f.seed, "seed", d.Seed, "random seed; the same seed gives byte-identical outputs")
@@ -201,13 +203,17 @@ func (f *simFlags) scenario() (sim.Config, error) {
 	if ch("arrival") {
 		w.Arrival = f.arrival
 	}
+	if ch("rate-profile") {
+		w.RateProfile = f.profile
+	}
 	// The default rate belongs to the default CDF workload: a trace without
-	// an explicit rate replays its own timestamps.
+	// an explicit rate replays its own timestamps, and a rate profile gives
+	// its own mean.
 	switch {
 	case ch("rate"):
 		w.Rate = f.rate
 	case keys.rate:
-	case w.Trace != "":
+	case w.Trace != "" || w.RateProfile != "":
 		w.Rate = 0
 	default:
 		w.Rate = sim.Defaults().Workload.Rate
