@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,8 +28,8 @@ func TestReportCommand(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("report %s: exit %d: %s", c.dir, code, stderr)
 		}
-		got := readFile(t, filepath.Join(c.dir, reportHTMLFile))
-		want := readFile(t, filepath.Join(dir, c.want))
+		got := readBytes(t, filepath.Join(c.dir, reportHTMLFile))
+		want := readBytes(t, filepath.Join(dir, c.want))
 		if !strings.Contains(stdout, reportHTMLFile) || figures(got) != figures(want) || figures(got) == "" {
 			t.Errorf("report %s: its figures differ from %s's", c.dir, c.want)
 		}
@@ -39,15 +38,6 @@ func TestReportCommand(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "not a fleetsim simulate or sweep output directory") {
 		t.Errorf("report of an unrelated directory: exit %d, %q", code, stderr)
 	}
-}
-
-func readFile(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // figures is the report's figures (from the first <figure>, captions and

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -107,10 +108,10 @@ func ParetoFront(cost, good []float64) []int {
 		}
 	}
 	slices.SortStableFunc(idx, func(a, b int) int {
-		if c := cmpFloat(cost[a], cost[b]); c != 0 {
+		if c := cmp.Compare(cost[a], cost[b]); c != 0 {
 			return c
 		}
-		return cmpFloat(good[b], good[a]) // better first among equal costs
+		return cmp.Compare(good[b], good[a]) // better first among equal costs
 	})
 	var front []int
 	best := math.Inf(-1)
@@ -121,16 +122,6 @@ func ParetoFront(cost, good []float64) []int {
 		}
 	}
 	return front
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // paretoSection draws the fleet rows on the cost–SLO plane and their
