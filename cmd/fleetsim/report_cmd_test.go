@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,5 +86,34 @@ func TestSweepParquetMetadataAndNulls(t *testing.T) {
 		if nulls[col] != want {
 			t.Errorf("column %s: %d NULLs, want %d", col, nulls[col], want)
 		}
+	}
+}
+
+// TestTextCommandReport: plan --report FILE writes stdout's tables as a
+// well-formed HTML report, leaves stdout as without it, and a bad FILE is
+// bad input.
+func TestTextCommandReport(t *testing.T) {
+	dir := t.TempDir()
+	_, want, _ := runCLI(t, "plan")
+	rep := filepath.Join(dir, "sub", "plan.html")
+	code, stdout, stderr := runCLI(t, "plan", "--report", rep)
+	if code != 0 || stdout != want || !strings.Contains(stderr, "wrote "+rep) {
+		t.Fatalf("exit %d, stderr %q; stdout same as without --report: %v", code, stderr, stdout == want)
+	}
+	b := readBytes(t, rep)
+	d := xml.NewDecoder(bytes.NewReader(b))
+	d.Strict, d.Entity = true, xml.HTMLEntity
+	for {
+		if _, err := d.Token(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("report not well-formed: %v", err)
+		}
+	}
+	if !bytes.Contains(b, []byte("<table")) && !bytes.Contains(b, []byte("<pre")) {
+		t.Error("report holds neither a table nor preformatted text")
+	}
+	if code, _, stderr := runCLI(t, "plan", "--report", filepath.Join(dir, "plan.txt")); code != 2 || !strings.Contains(stderr, "--report") {
+		t.Errorf("--report plan.txt: exit %d, %q", code, stderr)
 	}
 }
