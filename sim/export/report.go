@@ -24,7 +24,7 @@ type Report struct {
 type ReportSection struct {
 	ID      string // anchor, [a-z0-9-]
 	Title   string
-	Notes   []string // paragraphs of plain text
+	Notes   []string      // paragraphs of plain text
 	Blocks  []ReportBlock // preformatted text and tables, in order
 	Tables  []ReportTable
 	Figures []ReportFigure
