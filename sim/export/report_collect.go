@@ -1,6 +1,7 @@
 package export
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -23,7 +24,11 @@ type RunCollector struct {
 	series  map[int][]seriesPoint // by pool index (−1: fleet)
 	merged  int                   // intervals per point (a power of 2)
 	hasTS   bool
+	first   []sim.Record // the firstRecords smallest ids, sorted by id
 }
+
+// firstRecords is the number of requests the report lists in id order.
+const firstRecords = 10
 
 // NewRunCollector returns an empty collector.
 func NewRunCollector() *RunCollector {
@@ -97,6 +102,7 @@ func (c *RunCollector) Write(r *sim.Record) error {
 
 // AddRecord counts one request's record.
 func (c *RunCollector) AddRecord(r *sim.Record) {
+	c.keepFirst(r)
 	if r.Warmup {
 		c.warm++
 		return
@@ -208,4 +214,18 @@ func (c *RunCollector) halve() {
 		}
 		c.series[k] = out
 	}
+}
+
+// keepFirst keeps r when its id is among the firstRecords smallest seen
+// (records come in completion order; the report lists them by id).
+func (c *RunCollector) keepFirst(r *sim.Record) {
+	n := len(c.first)
+	if n == firstRecords && r.ID >= c.first[n-1].ID {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(c.first, r.ID, func(a sim.Record, id int64) int { return cmp.Compare(a.ID, id) })
+	if n == firstRecords {
+		c.first = c.first[:n-1]
+	}
+	c.first = slices.Insert(c.first, i, *r)
 }

@@ -26,10 +26,21 @@ func (c *RunCollector) Report(sum *sim.Summary, command, dir, outputs string) *R
 	if c.hasTS {
 		r.Sections = append(r.Sections, c.timeSection(sum))
 	}
-	r.Sections = append(r.Sections, ReportSection{ID: "files", Title: "Reading the outputs", Notes: []string{
+	files := ReportSection{ID: "files", Title: "Reading the outputs", Notes: []string{
 		"requests.parquet holds one row per request in completion order (the order the simulator emits them, which keeps its memory bounded); sort by id to get arrival order, e.g. in DuckDB: SELECT * FROM 'requests.parquet' ORDER BY id. Times and durations are seconds; NULL marks a time a rejected request never reached.",
 		"timeseries.parquet holds one row per pool per interval of simulated time and one for the whole fleet (pool 'fleet'); docs/report.md documents its columns. examples/notebook/ shows the same analysis in DuckDB, pandas and polars.",
-	}})
+	}}
+	if len(c.first) > 0 {
+		t := ReportTable{Caption: "The first requests by id (arrival order), as requests.parquet holds them",
+			Head:    []string{"id", "pool", "arrival_s", "ttft_s", "tpot_s", "e2e_s", "input_tokens", "output_tokens", "warmup", "rejected"},
+			Numeric: []bool{true, false, true, true, true, true, true, true, false, false}}
+		for _, r := range c.first {
+			t.Rows = append(t.Rows, []string{strconv.FormatInt(r.ID, 10), r.Pool, num(r.ArrivalS, 4), num(r.TTFTS, 4), num(r.TPOTS, 5), num(r.E2ES, 3),
+				strconv.Itoa(int(r.InputTokens)), strconv.Itoa(int(r.OutputTokens)), strconv.FormatBool(r.Warmup), strconv.FormatBool(r.Rejected)})
+		}
+		files.Tables = append(files.Tables, t)
+	}
+	r.Sections = append(r.Sections, files)
 	return r
 }
 

@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -176,5 +177,22 @@ func TestTextReport(t *testing.T) {
 	checkReportHTML(t, b, 0)
 	if !bytes.Contains(b, []byte("more &lt;text&gt; &amp; co")) {
 		t.Error("text not escaped")
+	}
+}
+
+// TestCollectorKeepsFirstByID: records in any order, the collector keeps
+// the firstRecords smallest ids, sorted.
+func TestCollectorKeepsFirstByID(t *testing.T) {
+	c := NewRunCollector()
+	for _, id := range []int64{50, 3, 99, 7, 1, 42, 0, 13, 8, 2, 77, 5, 4, 6, 100} {
+		c.AddRecord(&sim.Record{ID: id, Pool: "a", Rejected: true})
+	}
+	var got []int64
+	for _, r := range c.first {
+		got = append(got, r.ID)
+	}
+	want := []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 13}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("kept ids %v, want %v", got, want)
 	}
 }
