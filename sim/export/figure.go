@@ -265,17 +265,26 @@ func dataTicks(series []FigureSeries) []plot.Tick {
 // addRefs draws f's reference lines across the data range of p (widened to
 // hold them).
 func addRefs(p *plot.Plot, f Figure) error {
+	drawn := func(r FigureRef) bool {
+		return !math.IsNaN(r.At) && !math.IsInf(r.At, 0) && (!(f.LogX && r.Vertical || f.LogY && !r.Vertical) || r.At > 0)
+	}
+	// The ranges first, so that every line spans the final data area.
 	for _, r := range f.Refs {
-		if math.IsNaN(r.At) || math.IsInf(r.At, 0) || ((f.LogX && r.Vertical || f.LogY && !r.Vertical) && !(r.At > 0)) {
+		switch {
+		case !drawn(r):
+		case r.Vertical:
+			p.X.Min, p.X.Max = math.Min(p.X.Min, r.At), math.Max(p.X.Max, r.At)
+		default:
+			p.Y.Min, p.Y.Max = math.Min(p.Y.Min, r.At), math.Max(p.Y.Max, r.At)
+		}
+	}
+	for _, r := range f.Refs {
+		if !drawn(r) {
 			continue
 		}
-		var xy plotter.XYs
+		xy := plotter.XYs{{X: p.X.Min, Y: r.At}, {X: p.X.Max, Y: r.At}}
 		if r.Vertical {
-			p.X.Min, p.X.Max = math.Min(p.X.Min, r.At), math.Max(p.X.Max, r.At)
 			xy = plotter.XYs{{X: r.At, Y: p.Y.Min}, {X: r.At, Y: p.Y.Max}}
-		} else {
-			p.Y.Min, p.Y.Max = math.Min(p.Y.Min, r.At), math.Max(p.Y.Max, r.At)
-			xy = plotter.XYs{{X: p.X.Min, Y: r.At}, {X: p.X.Max, Y: r.At}}
 		}
 		l, err := plotter.NewLine(xy)
 		if err != nil {

@@ -259,7 +259,7 @@ func (c *RunCollector) timeSection(sum *sim.Summary) ReportSection {
 	mk("running", "Running batch (slot utilization)", "running sequences / slots", idx, func(k int, p seriesPoint) float64 {
 		return p.running / poolSlots(sum, k)
 	}, window, "Sequences in running batches over the pool's slots (instances × max sequences per instance).")
-	mk("kv", "KV cache in use", "KV blocks in use / KV blocks", idx, func(_ int, p seriesPoint) float64 {
+	mk("kv", "KV cache in use", "fraction of KV blocks in use", idx, func(_ int, p seriesPoint) float64 {
 		if p.kvTotal <= 0 {
 			return math.NaN()
 		}
