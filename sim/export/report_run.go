@@ -256,8 +256,11 @@ func (c *RunCollector) timeSection(sum *sim.Summary) ReportSection {
 		"Requests served to their last token per second of the interval.")
 	mk("queue", "Queue length", "requests waiting", idx, func(_ int, p seriesPoint) float64 { return p.queue }, window,
 		"Requests waiting for admission at the interval's end (averaged over merged intervals).")
-	mk("running", "Running batch (slot utilization)", "running sequences / slots", idx, func(k int, p seriesPoint) float64 {
-		return p.running / poolSlots(sum, k)
+	mk("running", "Running batch (slot utilization)", "running sequences / slots", idx, func(_ int, p seriesPoint) float64 {
+		if p.slots <= 0 {
+			return math.NaN()
+		}
+		return p.running / p.slots
 	}, window, "Sequences in running batches over the pool's slots (instances × max sequences per instance).")
 	mk("kv", "KV cache in use", "fraction of KV blocks in use", idx, func(_ int, p seriesPoint) float64 {
 		if p.kvTotal <= 0 {
@@ -272,13 +275,4 @@ func (c *RunCollector) timeSection(sum *sim.Summary) ReportSection {
 	mk("ttft-p99", "TTFT P99 per interval", "seconds", idx, func(_ int, p seriesPoint) float64 { return p.ttftP99 }, refs,
 		"P99 of the TTFT of the requests completed in the interval (none: no point).")
 	return s
-}
-
-// poolSlots is pool k's slots: instances × sequences per instance (NaN
-// when unknown).
-func poolSlots(sum *sim.Summary, k int) float64 {
-	if k < 0 || k >= len(sum.Pools) || sum.Pools[k].Slots*sum.Pools[k].GPUs <= 0 {
-		return math.NaN()
-	}
-	return float64(sum.Pools[k].Slots * sum.Pools[k].GPUs)
 }

@@ -27,6 +27,7 @@ type SeriesParquetRow struct {
 	Rejections     int64    `parquet:"rejections"`
 	Queue          int64    `parquet:"queue"`
 	Running        int64    `parquet:"running"`
+	Slots          int64    `parquet:"slots"`
 	KVBlocksUsed   int64    `parquet:"kv_blocks_used"`
 	KVBlocksTotal  int64    `parquet:"kv_blocks_total"`
 	TTFTP50S       *float64 `parquet:"ttft_p50_s"`
@@ -40,7 +41,7 @@ func NewSeriesParquetRow(r *sim.SeriesRow) SeriesParquetRow {
 		Pool: r.Pool, PoolIndex: int32(r.PoolIndex),
 		Arrivals: r.Arrivals, WarmupArrivals: r.WarmupArrivals,
 		Completions: r.Completions, Rejections: r.Rejections,
-		Queue: r.Queue, Running: r.Running,
+		Queue: r.Queue, Running: r.Running, Slots: r.Slots,
 		KVBlocksUsed: r.KVBlocksUsed, KVBlocksTotal: r.KVBlocksTotal,
 		TTFTP50S: nullable(r.TTFTP50S), TTFTP99S: nullable(r.TTFTP99S),
 	}
@@ -53,7 +54,7 @@ func (r *SeriesParquetRow) SeriesRow() sim.SeriesRow {
 		Pool: r.Pool, PoolIndex: int(r.PoolIndex),
 		Arrivals: r.Arrivals, WarmupArrivals: r.WarmupArrivals,
 		Completions: r.Completions, Rejections: r.Rejections,
-		Queue: r.Queue, Running: r.Running,
+		Queue: r.Queue, Running: r.Running, Slots: r.Slots,
 		KVBlocksUsed: r.KVBlocksUsed, KVBlocksTotal: r.KVBlocksTotal,
 		TTFTP50S: orNaN(r.TTFTP50S), TTFTP99S: orNaN(r.TTFTP99S),
 	}

@@ -34,7 +34,7 @@ const summary = JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8'));
 const ts = q(join(runDir, 'timeseries.parquet'));
 const req = q(join(runDir, 'requests.parquet'));
 const tsCols = ['interval', 'interval_start_s', 'interval_end_s', 'pool', 'pool_index', 'arrivals', 'warmup_arrivals',
-  'completions', 'rejections', 'queue', 'running', 'kv_blocks_used', 'kv_blocks_total', 'ttft_p50_s', 'ttft_p99_s'];
+  'completions', 'rejections', 'queue', 'running', 'slots', 'kv_blocks_used', 'kv_blocks_total', 'ttft_p50_s', 'ttft_p99_s'];
 const got = (await rows(`DESCRIBE SELECT * FROM read_parquet('${ts}')`)).map((r) => String(r.column_name));
 if (JSON.stringify(got) !== JSON.stringify(tsCols)) failures.push(`timeseries columns ${JSON.stringify(got)}, docs/report.md: ${JSON.stringify(tsCols)}`);
 const sums = await rows(`SELECT pool, sum(arrivals)::BIGINT AS a, sum(arrivals - warmup_arrivals)::BIGINT AS post,
