@@ -82,3 +82,24 @@ func TestTimingLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepTimingHelp: sweep's --timing axis takes every preset simulate
+// takes (the points are validated as scenarios); its help names them all.
+func TestSweepTimingHelp(t *testing.T) {
+	_, stdout, stderr := runCLI(t, "sweep", "--help")
+	help := stdout + stderr
+	i := strings.Index(help, "--timing")
+	if i < 0 {
+		t.Fatalf("no --timing in sweep --help:\n%s", help)
+	}
+	text := help[i+len("--timing"):]
+	if j := strings.Index(text, "\n      --"); j >= 0 {
+		text = text[:j] // up to the next flag
+	}
+	line := strings.Join(strings.Fields(text), " ")
+	for _, n := range catalog.TimingNames {
+		if !strings.Contains(line, n) {
+			t.Errorf("sweep --help --timing %q does not name %s", line[:min(len(line), 120)], n)
+		}
+	}
+}
