@@ -83,23 +83,26 @@ func TestTimingLabel(t *testing.T) {
 	}
 }
 
-// TestSweepTimingHelp: sweep's --timing axis takes every preset simulate
-// takes (the points are validated as scenarios); its help names them all.
-func TestSweepTimingHelp(t *testing.T) {
-	_, stdout, stderr := runCLI(t, "sweep", "--help")
-	help := stdout + stderr
-	i := strings.Index(help, "--timing")
-	if i < 0 {
-		t.Fatalf("no --timing in sweep --help:\n%s", help)
-	}
-	text := help[i+len("--timing"):]
-	if j := strings.Index(text, "\n      --"); j >= 0 {
-		text = text[:j] // up to the next flag
-	}
-	line := strings.Join(strings.Fields(text), " ")
-	for _, n := range catalog.TimingNames {
-		if !strings.Contains(line, n) {
-			t.Errorf("sweep --help --timing %q does not name %s", line[:min(len(line), 120)], n)
+// TestTimingHelp: sweep's --timing axis and fit --from-sim --timing take
+// every preset simulate takes (sweep's points are validated as scenarios,
+// fit goes through catalog.GPU.EngineConfig); their help names them all.
+func TestTimingHelp(t *testing.T) {
+	for _, cmd := range []string{"sweep", "fit"} {
+		_, stdout, stderr := runCLI(t, cmd, "--help")
+		help := stdout + stderr
+		i := strings.Index(help, "      --timing")
+		if i < 0 {
+			t.Fatalf("no --timing in %s --help:\n%s", cmd, help)
+		}
+		text := help[i+len("      --timing"):]
+		if j := strings.Index(text, "\n      --"); j >= 0 {
+			text = text[:j] // up to the next flag
+		}
+		line := strings.Join(strings.Fields(text), " ")
+		for _, n := range catalog.TimingNames {
+			if !strings.Contains(line, n) {
+				t.Errorf("%s --help --timing %q does not name %s", cmd, line, n)
+			}
 		}
 	}
 }
