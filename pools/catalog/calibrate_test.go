@@ -159,3 +159,24 @@ func TestCalibratedHeldOutLinearPart(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoTimingKeepsStatedEfficiency: a profile file that states its own
+// efficiencies (a user's claim about the hardware) is not silently given
+// the calibrated constants by auto, which would ignore them: it runs kv with
+// them, as before auto existed. Restating the defaults changes nothing.
+func TestAutoTimingKeepsStatedEfficiency(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"gpu: h100\nmodel: llama-3.1-70b\ntp: 4\n", TimingCalibrated},
+		{"gpu: h100\nmodel: llama-3.1-70b\ntp: 4\nefficiency: {mem: 0.8, compute: 0.7}\n", TimingCalibrated},
+		{"gpu: h100\nmodel: llama-3.1-70b\ntp: 4\nefficiency: {mem: 0.4, compute: 0.3}\n", TimingKV},
+		{"gpu: h100\nmodel: llama-3.1-70b\ntp: 4\nefficiency: {layer_overhead_s: 50.0e-6}\n", TimingKV},
+	} {
+		g, err := ParseProfileFile([]byte(c.file), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.ResolveTiming(TimingAuto); got != c.want {
+			t.Errorf("%q: auto resolves to %s, want %s", c.file, got, c.want)
+		}
+	}
+}
