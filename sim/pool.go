@@ -47,6 +47,10 @@ type pool struct {
 	fls    *flights    // the fleet's flight table (results lead back to flights)
 	w      engine.Time // the iteration's fixed cost W, rounded as the engine does
 	rr     int
+	// stop, when set, is polled once per engine event in advance (it
+	// counts calls and polls the run's Options.Stop now and then); advance
+	// ends with ErrStopped once it returns true.
+	stop func() bool
 
 	// Cached per-instance state from the last Stats() call, and the pool
 	// sums derived from it (the router's Load).
@@ -210,6 +214,9 @@ func (p *pool) blocksFor(tokens int) int {
 func (p *pool) advance(t engine.Time, out []engine.Result) ([]engine.Result, error) {
 	w := p.w
 	for {
+		if p.stop != nil && p.stop() {
+			return out, ErrStopped
+		}
 		i, k := p.events.top()
 		te := engine.Time(k)
 		if te == engine.Never {

@@ -19,8 +19,11 @@ type Options struct {
 	// Progress, when set, is called now and then with the number of
 	// requests that have arrived so far.
 	Progress func(arrived int64)
-	// Stop, when set, is polled at every arrival and sampling tick; once it
-	// returns true the run ends with ErrStopped (an interrupted run).
+	// Stop, when set, is polled at every arrival and sampling tick, and
+	// every stopPollEvery engine events or records in between (the drain of
+	// an overloaded pool included); once it returns true the run ends with
+	// ErrStopped (an interrupted run). It must be cheap (an atomic load) and
+	// safe to call from the goroutine running Run.
 	Stop func() bool
 }
 
@@ -29,6 +32,11 @@ var ErrStopped = errors.New("sim: run stopped")
 
 // progressEvery is the number of arrivals between Progress calls.
 const progressEvery = 1 << 16
+
+// stopPollEvery is the number of engine events (pool advances) or emitted
+// records between two polls of Options.Stop outside arrivals and ticks: at
+// a few million events per second it answers within a few milliseconds.
+const stopPollEvery = 1 << 12
 
 // Run simulates cfg's fleet on the requests of src, writing one Record per
 // request to sink (which may be nil) in completion order, and returns the
@@ -101,6 +109,7 @@ type fleet struct {
 	lastArr float64
 	srcDone bool
 	due     dueHeap // times of the pending delayed deliveries (compression, retries)
+	pollIn  int     // events left before the next poll of Options.Stop (pollStop)
 	// calendarOnly sends every arrival through the calendar (tests check
 	// that the shortcut in onArrival changes nothing).
 	calendarOnly bool
@@ -133,6 +142,9 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 		p, err := newPool(pc, i, cfg.Timing, &f.flights)
 		if err != nil {
 			return nil, err
+		}
+		if opts.Stop != nil {
+			p.stop = f.pollStop
 		}
 		f.pools = append(f.pools, p)
 	}
@@ -355,7 +367,7 @@ func (f *fleet) flushDone() {
 // whose events raised an enforce-mode alert: the run ends at that record's
 // finish time (the fleet's time then), and the rest stay in flight.
 func (f *fleet) emitDrain() {
-	for len(f.pend) > 0 && f.err == nil {
+	for len(f.pend) > 0 && f.err == nil && !f.pollStop() {
 		r := f.pend.pop()
 		f.finish(&r)
 		if f.halted() {
@@ -366,7 +378,7 @@ func (f *fleet) emitDrain() {
 }
 
 func (f *fleet) emitUpTo(t engine.Time) {
-	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil {
+	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil && !f.pollStop() {
 		r := f.pend.pop()
 		f.finish(&r)
 	}
@@ -460,6 +472,24 @@ func (f *fleet) stopped() bool {
 		f.fail(ErrStopped)
 	}
 	return f.err != nil || f.halted()
+}
+
+// pollStop is the inner loops' (pool advances, record emission) check for
+// an interrupted run: it polls Options.Stop once every stopPollEvery calls
+// and reports whether the run has failed (an enforce-mode halt is not its
+// business: those loops end where they always did).
+func (f *fleet) pollStop() bool {
+	if f.opts.Stop == nil {
+		return false
+	}
+	if f.pollIn--; f.pollIn > 0 {
+		return f.err != nil
+	}
+	f.pollIn = stopPollEvery
+	if f.opts.Stop() {
+		f.fail(ErrStopped)
+	}
+	return f.err != nil
 }
 
 // idle reports whether nothing is in flight: no request running, waiting,
