@@ -43,7 +43,7 @@ type pool struct {
 	events idxHeap     // key: NextEvent(), an engine.Time
 	disp   idxHeap     // jsq: queued+running
 	free   slotIndex   // central: free slots
-	cq     fifo        // central queue (central dispatch only)
+	cq     waitQueue   // central queue (central dispatch only), compact
 	fls    *flights    // the fleet's flight table (results lead back to flights)
 	w      engine.Time // the iteration's fixed cost W, rounded as the engine does
 	rr     int
@@ -105,6 +105,7 @@ func newPool(pc PoolConfig, order int, timing string, fls *flights) (*pool, erro
 		slotFreePos: make([]int32, pc.Count),
 		m:           newAcc(),
 	}
+	p.cq = waitQueue{fls: fls, pool: p}
 	for i := range p.slotFreePos {
 		p.slotFreePos[i] = -1
 	}
@@ -252,13 +253,13 @@ func (p *pool) advance(t engine.Time, out []engine.Result) ([]engine.Result, err
 				p.refresh(int(j))
 			}
 		}
-		head := p.cq.Peek()
+		pops := p.cq.pops
 		out = p.adv(i, te, out)
 		p.refresh(i)
 		if ne := engine.Time(p.events.key(i)); ne <= te {
 			return out, fmt.Errorf("pool %q instance %d: engine did not progress past t=%v s (next event %v s)", p.cfg.Name, i, te.Seconds(), ne.Seconds())
 		}
-		if p.cq.Peek() != head {
+		if p.cq.pops != pops { // the head changed
 			p.rekeySlotFree()
 		}
 	}
@@ -296,8 +297,8 @@ const (
 // dispatch places job j (already checked against the pool's max context)
 // at time t; the pool must have been advanced to t. It returns the outcome,
 // the instance (-1 when none) and, for an engine rejection, its Result. A
-// queued job stays in the pool's central queue by reference: j must stay
-// valid until an instance takes it.
+// queued job's flight is packed into the pool's central queue and released
+// (waitQueue.Push): the caller must not use it after dispQueued.
 func (p *pool) dispatch(j *engine.Job, t engine.Time, out []engine.Result) (int, int, engine.Result, []engine.Result) {
 	if !p.eng[0].Fits(*j) { // identical instances: refused by all
 		res, _ := p.eng[0].Submit(*j, t)
@@ -327,7 +328,7 @@ func (p *pool) dispatch(j *engine.Job, t engine.Time, out []engine.Result) (int,
 		if p.cfg.QueueLimit > 0 && p.waiting()+1 > p.cfg.QueueLimit {
 			return dispQueueFull, -1, engine.Result{}, out
 		}
-		p.cq.Push(j)
+		p.cq.Push(p.fls.of(j))
 		if p.cq.Len() == 1 {
 			p.rekeySlotFree()
 		}

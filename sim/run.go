@@ -74,11 +74,34 @@ type flight struct {
 // flights is the fleet's table of flights, indexed by their tag: the
 // engine.Job of a flight carries its tag, so a result leads back to its
 // flight. Flights are recycled (keeping their tag) once their record is
-// written; by then no engine or queue holds their job.
-type flights []*flight
+// written, or once they are packed into a pool's central queue (waitQueue);
+// by then no engine holds their job.
+type flights struct {
+	all  []*flight // by tag
+	free []*flight
+}
 
 // of returns the flight of an engine job.
-func (t flights) of(j *engine.Job) *flight { return t[j.Tag] }
+func (t *flights) of(j *engine.Job) *flight { return t.all[j.Tag] }
+
+// alloc returns a zeroed flight (its tag kept).
+func (t *flights) alloc() *flight {
+	if n := len(t.free); n > 0 {
+		fl := t.free[n-1]
+		t.free = t.free[:n-1]
+		*fl = flight{tag: fl.tag}
+		return fl
+	}
+	fl := &flight{tag: len(t.all)}
+	t.all = append(t.all, fl)
+	return fl
+}
+
+// release recycles fl.
+func (t *flights) release(fl *flight) { t.free = append(t.free, fl) }
+
+// live is the number of flights in use.
+func (t *flights) live() int { return len(t.all) - len(t.free) }
 
 // fleet is the state of one run.
 type fleet struct {
@@ -96,7 +119,6 @@ type fleet struct {
 	done     []engine.Result // scratch: results from the last advance
 	pend     resHeap         // finished, not yet emitted (Finished > now)
 	flights  flights         // every flight allocated, by tag
-	free     []*flight
 	rec      Record
 	err      error
 	tick     float64 // sampling interval, s
@@ -186,19 +208,9 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 	return f, nil
 }
 
-func (f *fleet) alloc() *flight {
-	if n := len(f.free); n > 0 {
-		fl := f.free[n-1]
-		f.free = f.free[:n-1]
-		*fl = flight{tag: fl.tag}
-		return fl
-	}
-	fl := &flight{tag: len(f.flights)}
-	f.flights = append(f.flights, fl)
-	return fl
-}
+func (f *fleet) alloc() *flight { return f.flights.alloc() }
 
-func (f *fleet) release(fl *flight) { f.free = append(f.free, fl) }
+func (f *fleet) release(fl *flight) { f.flights.release(fl) }
 
 func (f *fleet) fail(err error) {
 	if f.err == nil {
@@ -238,10 +250,7 @@ func (f *fleet) run() error {
 		f.endHalted()
 		return nil
 	}
-	// Drain: every instance runs to completion.
-	f.now = math.Inf(1)
-	f.advancePools(engine.Never)
-	f.emitDrain()
+	f.drain()
 	if f.err != nil {
 		return f.err
 	}
@@ -249,7 +258,11 @@ func (f *fleet) run() error {
 		f.endHalted()
 		return nil
 	}
-	if n := len(f.flights) - len(f.free); n > 0 {
+	n := f.flights.live()
+	for _, p := range f.pools {
+		n += p.cq.packed()
+	}
+	if n > 0 {
 		// Engines do not run iterations that could end past their time
 		// range (engine.Time, docs/model.md "Time"); such work is left.
 		return fmt.Errorf("%d requests unfinished: their work runs past the simulator's time range (2^63 ps, about 106 days); shorten the workload or add capacity", n)
@@ -363,18 +376,58 @@ func (f *fleet) flushDone() {
 	f.done = f.done[:0]
 }
 
-// emitDrain emits every pending result in order, stopping after the one
-// whose events raised an enforce-mode alert: the run ends at that record's
-// finish time (the fleet's time then), and the rest stay in flight.
-func (f *fleet) emitDrain() {
-	for len(f.pend) > 0 && f.err == nil && !f.pollStop() {
+// drainStep is the simulated time the drain advances the pools by between
+// two emissions (beyond the earliest pending event).
+const drainStep = engine.Second
+
+// drain runs every instance to completion after the last arrival and
+// delayed delivery, emitting the results in (finish time, ID) order. It
+// advances the pools a step of simulated time at a time and emits what has
+// finished by then, so that the results and first tokens of an overloaded
+// pool's backlog do not pile up in memory; the records are the same as
+// advancing everything at once (pools are advanced lazily: advancing to t1
+// then t2 is advancing to t2), and so are the detectors' events (first
+// tokens are fed at the next record's end, as before). It stops after the
+// record whose events raised an enforce-mode alert: the run ends at that
+// record's finish time (the fleet's time then), and the rest stay in flight.
+func (f *fleet) drain() {
+	for f.err == nil {
+		next := engine.Never
+		for _, p := range f.pools {
+			if _, k := p.events.top(); engine.Time(k) < next {
+				next = engine.Time(k)
+			}
+		}
+		if next >= engine.Never-drainStep {
+			break
+		}
+		t := next + drainStep
+		f.advancePools(t)
+		if f.emitDrain(t) {
+			return
+		}
+	}
+	if f.err != nil {
+		return
+	}
+	f.now = math.Inf(1)
+	f.advancePools(engine.Never) // work that cannot run stays (see run)
+	f.emitDrain(engine.Never)
+}
+
+// emitDrain emits the pending results finished by t in order, stopping
+// after the one whose events raised an enforce-mode alert (it then sets the
+// fleet's time to that record's finish time and returns true).
+func (f *fleet) emitDrain(t engine.Time) bool {
+	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil && !f.pollStop() {
 		r := f.pend.pop()
 		f.finish(&r)
 		if f.halted() {
 			f.now = r.Finished.Seconds()
-			return
+			return true
 		}
 	}
+	return false
 }
 
 func (f *fleet) emitUpTo(t engine.Time) {
