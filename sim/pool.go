@@ -33,6 +33,23 @@ func parseDispatch(s string) (int, error) {
 // instances only gain room at a change of batch composition (a completion),
 // which the pool processes in time order (advance), letting that instance
 // pull from the queue at the start of its next iteration.
+//
+// Per-instance state is kept in parallel slices indexed by instance
+// (0..Count-1): eng, the cached counts eRun/eQueued/eFree/eWait/ePend and
+// slotFreePos, and the indexes over instances (events, disp, free,
+// slotFree). A change that adds or removes instances during a run (an
+// instance lifecycle) must keep all of them the same length and in step:
+// grow or shrink every slice and index (idxHeap and slotIndex are built for
+// a fixed n today: they need an add/remove), give a new engine the shared
+// queue (SetShared(&p.cq), central dispatch) and the fleet's first-token
+// hook (newFleet: e.OnFirstToken), add its KV blocks to totalBlocks and
+// freeBlocks and refresh it (refresh) so that the pool sums (running,
+// queued, privWait, freeBlocks) include it; take a draining instance out of
+// the dispatch indexes (free, disp, slotFree, the rr cycle) and detach it
+// from the shared queue so that it only finishes what it holds, and subtract
+// its cached counts from the sums when it leaves. The metrics' capacity
+// (summary: slots × cfg.Count) and the router's pool sizes are computed
+// from cfg.Count and need the same care.
 type pool struct {
 	cfg    PoolConfig
 	ecfg   engine.Config
