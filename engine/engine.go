@@ -215,5 +215,11 @@ func (e *Engine) Stats() Stats {
 	}
 }
 
+// Counts returns Stats().Running, Queued and FreeBlocks without the rest
+// (a dispatcher reads them after every operation on the engine).
+func (e *Engine) Counts() (running, queued, freeBlocks int) {
+	return e.nRunning(), e.queued(), e.free
+}
+
 // nRunning returns the number of sequences in the batch.
 func (e *Engine) nRunning() int { return len(e.pre) + len(e.dec) }

@@ -154,18 +154,18 @@ func (p *pool) refresh(i int) {
 // costs the most to read): for an instance about to be submitted to, which
 // is fully refreshed right after.
 func (p *pool) refreshCounts(i int) {
-	st := p.eng[i].Stats()
-	p.running += st.Running - int(p.eRun[i])
-	p.queued += st.Queued - int(p.eQueued[i])
-	p.freeBlocks += st.FreeBlocks - int(p.eFree[i])
-	p.eRun[i], p.eQueued[i], p.eFree[i] = int32(st.Running), int32(st.Queued), int32(st.FreeBlocks)
-	w := max(0, st.Queued-(p.ecfg.MaxSeqs-st.Running))
+	running, queued, free := p.eng[i].Counts()
+	p.running += running - int(p.eRun[i])
+	p.queued += queued - int(p.eQueued[i])
+	p.freeBlocks += free - int(p.eFree[i])
+	p.eRun[i], p.eQueued[i], p.eFree[i] = int32(running), int32(queued), int32(free)
+	w := max(0, queued-(p.ecfg.MaxSeqs-running))
 	p.privWait += w - int(p.eWait[i])
 	p.eWait[i] = int32(w)
-	if st.Queued == 0 {
+	if queued == 0 {
 		p.ePend[i] = 0
 	}
-	if in := st.Running < p.ecfg.MaxSeqs && st.Queued == 0; in != (p.slotFreePos[i] >= 0) {
+	if in := running < p.ecfg.MaxSeqs && queued == 0; in != (p.slotFreePos[i] >= 0) {
 		if in {
 			p.slotFreePos[i] = int32(len(p.slotFree))
 			p.slotFree = append(p.slotFree, int32(i))
@@ -182,7 +182,7 @@ func (p *pool) refreshCounts(i int) {
 	case dispatchCentral:
 		p.free.set(i, p.freeSlots(i))
 	case dispatchJSQ:
-		p.disp.update(i, int64(st.Queued+st.Running))
+		p.disp.update(i, int64(queued+running))
 	}
 }
 
