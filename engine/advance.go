@@ -242,16 +242,20 @@ func (e *Engine) horizon() (k int, exhaust bool) {
 		k = e.dec[0].fin - e.it
 		// First iteration whose block needs exceed the free blocks: every
 		// BlockTokens iterations each decoder needs exactly one block.
+		// (The search stops as soon as j = q·bt + l is past k: it could no
+		// longer lower k.)
 		bt := e.cfg.BlockTokens
 		q := e.free / n
 		acc := q * n
-		for l := 0; ; l++ {
-			acc += e.cnt[(e.it+l)%bt]
+		r := e.it % bt
+		for l := 0; q*bt+l <= k; l++ {
+			acc += e.cnt[r]
 			if acc > e.free {
-				if j := q*bt + l; j <= k {
-					k, exhaust = j, true
-				}
+				k, exhaust = q*bt+l, true
 				break
+			}
+			if r++; r == bt {
+				r = 0
 			}
 		}
 	}
