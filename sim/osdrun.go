@@ -150,7 +150,7 @@ func (f *fleet) osdFirstToken(j engine.Job, t engine.Time) {
 	fl := f.flights.of(&j)
 	o := f.osd
 	o.seq++
-	ttft := (t - engine.Seconds(fl.fleetArrival)).Seconds()
+	ttft := (t - fl.arrivalPS).Seconds()
 	o.first.push(firstEv{t: t.Seconds(), ttft: ttft, seq: o.seq, pool: int32(fl.pool.order)})
 }
 

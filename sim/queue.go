@@ -147,6 +147,7 @@ func (q *waitQueue) unpack(w *waiter) *flight {
 		MaxOutputTokens: int(w.maxOut), Bytes: int(w.bytes), Category: w.category}
 	fl.job = engine.Job{In: int(w.served), Out: int(w.out), Tag: fl.tag}
 	fl.fleetArrival = w.arrival
+	fl.arrivalPS = engine.Seconds(w.arrival)
 	fl.estimated = int(w.estimated)
 	fl.retries = int(w.retries)
 	fl.warmup = w.flags&waitWarmup != 0

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/fleetsim/fleetsim/engine"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -28,6 +29,7 @@ func TestWaitQueue(t *testing.T) {
 		}
 		fl.job.In, fl.job.Out = fl.req.InputTokens-id%3, fl.req.OutputTokens
 		fl.fleetArrival = fl.req.Arrival
+		fl.arrivalPS = engine.Seconds(fl.fleetArrival)
 		return fl
 	}
 	pushed, popped := 0, 0

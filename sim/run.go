@@ -75,6 +75,7 @@ type flight struct {
 	warmup       bool
 	compressed   bool
 	fleetArrival float64
+	arrivalPS    engine.Time // engine.Seconds(fleetArrival), converted once
 }
 
 // flights is the fleet's table of flights, indexed by their tag: the
@@ -318,6 +319,7 @@ func (f *fleet) pull(fl *flight, prev float64) bool {
 	}
 	fl.job = engine.Job{In: r.InputTokens, Out: r.OutputTokens, Tag: fl.tag}
 	fl.fleetArrival = r.Arrival
+	fl.arrivalPS = engine.Seconds(r.Arrival)
 	fl.instance = -1
 	return true
 }
@@ -688,7 +690,11 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 		f.reject(fl, t, RejectMisrouted, fmt.Sprintf("%d tokens > max_ctx %d of pool %s", need, p.cfg.MaxContext, p.cfg.Name), false)
 		return
 	}
-	out, inst, res, done := p.dispatch(&fl.job, engine.Seconds(t), f.done[:0])
+	tp := fl.arrivalPS
+	if t != fl.fleetArrival {
+		tp = engine.Seconds(t)
+	}
+	out, inst, res, done := p.dispatch(&fl.job, tp, f.done[:0])
 	f.done = done
 	f.flushDone()
 	switch out {
@@ -726,7 +732,7 @@ func (f *fleet) reject(fl *flight, t float64, reason, detail string, count bool)
 		Pool:                fl.pool.cfg.Name,
 		Instance:            int32(fl.instance),
 		Category:            fl.req.Category.String(),
-		ArrivalS:            engine.Seconds(fl.fleetArrival).Seconds(),
+		ArrivalS:            fl.arrivalPS.Seconds(),
 		AdmitS:              nan,
 		FirstTokenS:         nan,
 		FinishS:             nan,
@@ -770,14 +776,13 @@ func (f *fleet) finish(res *engine.Result) {
 		return
 	}
 	p := fl.pool
-	a := fl.fleetArrival
 	adm, ft, fin := res.Admitted.Seconds(), res.FirstToken.Seconds(), res.Finished.Seconds()
 	if f.osd != nil {
 		f.osdEnd(p, fin, true)
 	}
 	// Durations are differences of engine times (whole picoseconds, the
 	// arrival rounded to one as the engines saw it): exact, never negative.
-	ap := engine.Seconds(a)
+	ap := fl.arrivalPS
 	since := func(t engine.Time) float64 { return (t - ap).Seconds() }
 	tpot := 0.0
 	if fl.req.OutputTokens > 1 {
