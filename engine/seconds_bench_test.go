@@ -2,25 +2,21 @@ package engine
 
 import "testing"
 
-// BenchmarkSecondsLate converts arrival-like times past 4,096 s (the slow
-// rounding path, roundestPS).
-func BenchmarkSecondsLate(b *testing.B) {
-	s := 5000.0
-	var sink Time
-	for range b.N {
-		sink += Seconds(s)
-		s += 0.000731
+// BenchmarkSeconds converts arrival-like times below 4,096 s (one rounding)
+// and past it (the slower exact path, roundestPS).
+func BenchmarkSeconds(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		start float64
+	}{{"Early", 1}, {"Late", 5000}} {
+		b.Run(c.name, func(b *testing.B) {
+			s := c.start
+			var sink Time
+			for range b.N {
+				sink += Seconds(s)
+				s += 0.000731
+			}
+			_ = sink
+		})
 	}
-	_ = sink
-}
-
-// BenchmarkSecondsEarly converts times below 4,096 s (one rounding).
-func BenchmarkSecondsEarly(b *testing.B) {
-	s := 1.0
-	var sink Time
-	for range b.N {
-		sink += Seconds(s)
-		s += 0.000731
-	}
-	_ = sink
 }
