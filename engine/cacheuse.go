@@ -1,0 +1,169 @@
+package engine
+
+// This file holds how the engine uses its prefix cache (cache.go): lookups
+// at admission, publishing a prompt's blocks, releasing a sequence's blocks
+// and evicting when blocks are taken. docs/model.md, "Prefix cache", states
+// the rules.
+
+// usesCache reports whether j's prefix takes part in caching here.
+func (e *Engine) usesCache(j *Job) bool { return e.cache != nil && j.Prefix != nil }
+
+// hitLimit returns how many leading blocks of a prompt of p tokens (job j)
+// a lookup may match: whole blocks inside the hashes and the original
+// prompt, leaving at least the prompt's last token to compute.
+func (e *Engine) hitLimit(j *Job, p int) int {
+	return min(hashableBlocks(j.Prefix, j.In, e.cfg.BlockTokens), (p-1)/e.cfg.BlockTokens)
+}
+
+// match returns the number of leading blocks of j's prompt (p tokens) held
+// in the cache and, of those, how many are unreferenced (free blocks).
+func (e *Engine) match(j *Job, p int) (hit, unref int) {
+	n := e.hitLimit(j, p)
+	it := newBlockKeys(j.Prefix, e.cfg.BlockTokens)
+	c := e.cache
+	for hit < n {
+		i := c.lookup(it.next())
+		if i < 0 || c.ents[i].doomed {
+			break
+		}
+		if c.ents[i].ref == 0 {
+			unref++
+		}
+		hit++
+	}
+	return hit, unref
+}
+
+// admitNeed returns the free blocks the admission of j with a prompt of p
+// tokens takes: ceil(p/b) without the cache; with it, the blocks not found
+// in the cache plus the cached ones that are unreferenced (they stop being
+// free when touched).
+func (e *Engine) admitNeed(j *Job, p int) int {
+	if !e.usesCache(j) {
+		return e.blocksFor(p)
+	}
+	hit, unref := e.match(j, p)
+	return e.blocksFor(p) - hit + unref
+}
+
+// admitNeedAfter is admitNeed as it will be once n more blocks have been
+// taken (and the cached blocks that take evicts are gone), without changing
+// anything.
+func (e *Engine) admitNeedAfter(j *Job, p, n int) int {
+	if !e.usesCache(j) {
+		return e.blocksFor(p)
+	}
+	ev := e.cache.nLRU - (e.free - n)
+	if ev <= 0 {
+		return e.admitNeed(j, p)
+	}
+	e.cache.mark(ev, true)
+	need := e.admitNeed(j, p)
+	e.cache.mark(ev, false)
+	return need
+}
+
+// take removes n blocks from the free ones, evicting the least recently
+// released cached blocks when the blocks holding no cached content run out.
+func (e *Engine) take(n int) {
+	e.free -= n
+	if c := e.cache; c != nil && c.nLRU > e.free {
+		c.evict(c.nLRU - e.free)
+	}
+}
+
+// admitBlocks gives the admitted sequence s (prompt s.p tokens) its blocks:
+// it references the cached blocks of its longest cached prefix, whose tokens
+// it does not prefill, and takes the others from the free blocks.
+func (e *Engine) admitBlocks(s *seq) {
+	j := &s.res.Job
+	if !e.usesCache(j) {
+		e.take(e.blocksFor(s.p))
+		s.ctx = 0
+		return
+	}
+	c := e.cache
+	n := e.hitLimit(j, s.p)
+	it := newBlockKeys(j.Prefix, e.cfg.BlockTokens)
+	s.ents = s.ents[:0]
+	for len(s.ents) < n {
+		i := c.lookup(it.next())
+		if i < 0 {
+			break
+		}
+		if c.touch(i) {
+			e.free--
+		}
+		s.ents = append(s.ents, i)
+	}
+	s.hit = len(s.ents)
+	e.take(e.blocksFor(s.p) - s.hit)
+	s.ctx = s.hit * e.cfg.BlockTokens
+	if !s.admitt {
+		s.res.Cached = s.ctx
+		e.cachedTokens += int64(s.ctx)
+	}
+}
+
+// publish enters the blocks of s's prompt that it computed itself — whole
+// blocks inside its hashes, up to ctx tokens — into the cache, unless a block
+// with the same key is already there (s's copy then stays its own).
+func (e *Engine) publish(s *seq, ctx int) {
+	j := &s.res.Job
+	if !e.usesCache(j) {
+		return
+	}
+	bt := e.cfg.BlockTokens
+	n := min(hashableBlocks(j.Prefix, j.In, bt), ctx/bt)
+	if n <= s.hit {
+		return
+	}
+	c := e.cache
+	it := newBlockKeys(j.Prefix, bt)
+	for b := 0; b < n; b++ {
+		key := it.next()
+		if b < s.hit {
+			continue
+		}
+		if c.lookup(key) < 0 {
+			s.ents = append(s.ents, c.add(key))
+		}
+	}
+}
+
+// release frees the blocks s holds: its own ones at once, its cached ones
+// by dropping a reference, last block first (vLLM frees a request's blocks
+// in reverse order, so that a prefix's tail is evicted before its head).
+func (e *Engine) release(s *seq, blocks int) {
+	if len(s.ents) == 0 {
+		e.free += blocks
+		return
+	}
+	c := e.cache
+	e.free += blocks - len(s.ents)
+	for k := len(s.ents) - 1; k >= 0; k-- {
+		if c.release(s.ents[k]) {
+			e.free++
+		}
+	}
+	s.ents = s.ents[:0]
+	s.hit = 0
+	if c.nLRU > c.limit {
+		c.evict(c.nLRU - c.limit)
+	}
+}
+
+// CachedPrefix returns how many leading tokens of a prompt of in tokens with
+// prefix p this instance holds in its prefix cache now (referenced or not):
+// a multiple of BlockTokens, at most in-1 (the last token is always
+// computed), 0 when caching is off or p is nil or unusable here. An
+// admission at this moment would skip exactly these tokens. It costs one
+// map lookup per matched block; it does not change the cache.
+func (e *Engine) CachedPrefix(p *Prefix, in int) int {
+	if e.cache == nil || p == nil || in < 1 || prefixReason(p, e.cfg.BlockTokens) != "" {
+		return 0
+	}
+	j := Job{In: in, Prefix: p}
+	hit, _ := e.match(&j, in)
+	return hit * e.cfg.BlockTokens
+}
