@@ -34,10 +34,10 @@ type oReq struct {
 	res       Result
 	everAdm   bool
 	firstDone bool
-	generated int // output tokens produced so far
-	prompt    int // tokens to prefill in the current admission
-	kv        int // tokens whose KV is stored
-	blocks    int // blocks held
+	generated int      // output tokens produced so far
+	prompt    int      // tokens to prefill in the current admission
+	kv        int      // tokens whose KV is stored
+	blocks    int      // blocks held
 	hitBlocks int      // prefix cache: blocks found cached at the current admission
 	shared    []string // prefix cache: names of the cached blocks it uses, in block order
 }
