@@ -162,6 +162,7 @@ func (s *cdfSource) Len() int64 { return s.limit }
 type traceSource struct {
 	path, format string
 	rows         []traceRec
+	prefixes     []Prefix // per row (Mooncake hash_ids), nil when no row has hashes
 	t0, scale    float64
 	mix          *categoryMix
 	next         int
@@ -246,6 +247,12 @@ func newTraceSource(s Spec, seed uint64) (*traceSource, error) {
 		last = row.Time
 		src.rows = append(src.rows, traceRec{time: row.Time, in: int32(row.Input), out: int32(row.Output),
 			maxOut: int32(row.MaxOutput), bytes: int32(row.Bytes), cat: row.Category, hasCat: row.HasCategory})
+		if row.HashIDs != nil && src.prefixes == nil {
+			src.prefixes = make([]Prefix, len(src.rows)-1)
+		}
+		if src.prefixes != nil {
+			src.prefixes = append(src.prefixes, Prefix{Hashes: row.HashIDs, Tokens: MooncakeHashTokens})
+		}
 	}
 	n := len(src.rows)
 	if n == 0 {
@@ -264,6 +271,7 @@ func newTraceSource(s Spec, seed uint64) (*traceSource, error) {
 	}
 	src.t0, src.scale = first, scale
 	src.rows = slices.Clip(src.rows)
+	src.prefixes = slices.Clip(src.prefixes)
 	return src, nil
 }
 
@@ -295,6 +303,9 @@ func (s *traceSource) Next(r *Request) bool {
 		MaxOutputTokens: maxOut,
 		Bytes:           b,
 		Category:        cat,
+	}
+	if s.prefixes != nil && len(s.prefixes[s.next].Hashes) > 0 {
+		r.Prefix = &s.prefixes[s.next]
 	}
 	s.next++
 	return true
