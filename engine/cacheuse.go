@@ -39,9 +39,13 @@ func (e *Engine) match(j *Job, p int) (hit, unref int) {
 // in the cache plus the cached ones that are unreferenced (they stop being
 // free when touched).
 func (e *Engine) admitNeed(j *Job, p int) int {
-	if !e.usesCache(j) {
-		return e.blocksFor(p)
+	if e.cache == nil || j.Prefix == nil {
+		return (p + e.cfg.BlockTokens - 1) / e.cfg.BlockTokens
 	}
+	return e.admitNeedCached(j, p)
+}
+
+func (e *Engine) admitNeedCached(j *Job, p int) int {
 	hit, unref := e.match(j, p)
 	return e.blocksFor(p) - hit + unref
 }
@@ -50,15 +54,19 @@ func (e *Engine) admitNeed(j *Job, p int) int {
 // taken (and the cached blocks that take evicts are gone), without changing
 // anything.
 func (e *Engine) admitNeedAfter(j *Job, p, n int) int {
-	if !e.usesCache(j) {
-		return e.blocksFor(p)
+	if e.cache == nil || j.Prefix == nil {
+		return (p + e.cfg.BlockTokens - 1) / e.cfg.BlockTokens
 	}
+	return e.admitNeedAfterCached(j, p, n)
+}
+
+func (e *Engine) admitNeedAfterCached(j *Job, p, n int) int {
 	ev := e.cache.nLRU - (e.free - n)
 	if ev <= 0 {
-		return e.admitNeed(j, p)
+		return e.admitNeedCached(j, p)
 	}
 	e.cache.mark(ev, true)
-	need := e.admitNeed(j, p)
+	need := e.admitNeedCached(j, p)
 	e.cache.mark(ev, false)
 	return need
 }
@@ -67,7 +75,16 @@ func (e *Engine) admitNeedAfter(j *Job, p, n int) int {
 // released cached blocks when the blocks holding no cached content run out.
 func (e *Engine) take(n int) {
 	e.free -= n
-	if c := e.cache; c != nil && c.nLRU > e.free {
+	if e.cache != nil {
+		e.spill()
+	}
+}
+
+// spill evicts cached blocks until they fit in the free blocks.
+//
+//go:noinline
+func (e *Engine) spill() {
+	if c := e.cache; c.nLRU > e.free {
 		c.evict(c.nLRU - e.free)
 	}
 }
@@ -76,12 +93,16 @@ func (e *Engine) take(n int) {
 // it references the cached blocks of its longest cached prefix, whose tokens
 // it does not prefill, and takes the others from the free blocks.
 func (e *Engine) admitBlocks(s *seq) {
-	j := &s.res.Job
-	if !e.usesCache(j) {
+	if !e.usesCache(&s.res.Job) {
 		e.take(e.blocksFor(s.p))
 		s.ctx = 0
 		return
 	}
+	e.admitCached(s)
+}
+
+func (e *Engine) admitCached(s *seq) {
+	j := &s.res.Job
 	c := e.cache
 	n := e.hitLimit(j, s.p)
 	it := newBlockKeys(j.Prefix, e.cfg.BlockTokens)
@@ -109,10 +130,13 @@ func (e *Engine) admitBlocks(s *seq) {
 // blocks inside its hashes, up to ctx tokens — into the cache, unless a block
 // with the same key is already there (s's copy then stays its own).
 func (e *Engine) publish(s *seq, ctx int) {
-	j := &s.res.Job
-	if !e.usesCache(j) {
-		return
+	if e.usesCache(&s.res.Job) {
+		e.publishCached(s, ctx)
 	}
+}
+
+func (e *Engine) publishCached(s *seq, ctx int) {
+	j := &s.res.Job
 	bt := e.cfg.BlockTokens
 	n := min(hashableBlocks(j.Prefix, j.In, bt), ctx/bt)
 	if n <= s.hit {
@@ -139,6 +163,10 @@ func (e *Engine) release(s *seq, blocks int) {
 		e.free += blocks
 		return
 	}
+	e.releaseCached(s, blocks)
+}
+
+func (e *Engine) releaseCached(s *seq, blocks int) {
 	c := e.cache
 	e.free += blocks - len(s.ents)
 	for k := len(s.ents) - 1; k >= 0; k-- {
