@@ -162,6 +162,9 @@ func (e *Engine) admissible(grow int) bool {
 	}
 	free := e.free - grow
 	if s := e.headSeq(); s != nil {
+		if e.cache == nil {
+			return e.blocksFor(s.p) <= free
+		}
 		return e.admitNeedAfter(&s.res.Job, s.p, grow) <= free
 	}
 	if e.shared != nil {
@@ -400,7 +403,12 @@ func (e *Engine) step(out []Result) []Result {
 		s := e.headSeq()
 		var need int
 		if s != nil {
-			if need = e.admitNeed(&s.res.Job, s.p); need > e.free {
+			if e.cache == nil {
+				need = e.blocksFor(s.p)
+			} else {
+				need = e.admitNeed(&s.res.Job, s.p)
+			}
+			if need > e.free {
 				break
 			}
 			e.popSeq()
@@ -426,7 +434,12 @@ func (e *Engine) step(out []Result) []Result {
 			// is admitted.
 			s = e.newSeq(*j, start)
 		}
-		e.admitBlocks(s)
+		if e.cache == nil {
+			e.free -= need
+			s.ctx = 0
+		} else {
+			e.admitBlocks(s)
+		}
 		s.chunk = 0
 		e.seqno++
 		s.ord = e.seqno
