@@ -107,3 +107,54 @@ func TestMooncakeHitFraction(t *testing.T) {
 		t.Logf("%s: hit_token_fraction %d / %d = %.5f (engine %d)", tc.file, hit, total, float64(hit)/float64(total), sum)
 	}
 }
+
+// TestSyntheticPrefixHits: requests with a 1,024-token system prompt per
+// category and multi-turn sessions (mean 3 turns), run one at a time on an
+// instance whose cache never evicts, are served from the cache exactly the
+// tokens of their longest prefix of whole blocks that an earlier request
+// published (its prompt's whole blocks), at most (L_in−1)/16 blocks —
+// computed here from the hashes with a rolling polynomial key, not the
+// engine's.
+func TestSyntheticPrefixHits(t *testing.T) {
+	spec := workload.Spec{CDF: "azure", Rate: 10, Requests: 2000, SystemPromptTokens: 1024, SessionTurns: 3,
+		Categories: map[string]float64{"prose": 0.5, "code": 0.5}}
+	src, err := workload.NewSource(spec, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{MaxSeqs: 1, KVBlocks: 1 << 22, BlockTokens: 16, ChunkTokens: 512, MaxModelLen: 1 << 20,
+		Timing: Timing{W: 0.001}, CacheBlocks: 1 << 22}
+	e, _ := New(cfg)
+	published := map[uint64]bool{}
+	var want, got, total int64
+	var at Time
+	var r workload.Request
+	for i := 0; src.Next(&r); i++ {
+		h := r.Prefix.Hashes
+		keys := make([]uint64, len(h))
+		var k uint64
+		for b, x := range h {
+			k = k*1_000_003 + x + 1
+			keys[b] = k
+		}
+		hit := 0
+		for hit < (r.InputTokens-1)/16 && published[keys[hit]] {
+			hit++
+		}
+		for b := 0; b < r.InputTokens/16; b++ {
+			published[keys[b]] = true
+		}
+		want += int64(16 * hit)
+		total += int64(r.InputTokens)
+		res := runOne(t, e, Job{In: r.InputTokens, Out: r.OutputTokens, Tag: i, Prefix: (*Prefix)(r.Prefix)}, at)
+		got += int64(res.Cached)
+		at = res.Finished
+	}
+	if got != want {
+		t.Errorf("engine served %d tokens from the cache, the hashes give %d", got, want)
+	}
+	t.Logf("hit token fraction %d / %d = %.4f", want, total, float64(want)/float64(total))
+	if float64(want)/float64(total) < 0.3 {
+		t.Errorf("hit fraction %v: sessions and system prompts should give more", float64(want)/float64(total))
+	}
+}

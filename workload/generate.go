@@ -95,8 +95,9 @@ type cdfSource struct {
 	rLen     *rand.Rand
 	rSplit   *rand.Rand
 	mix      *categoryMix
-	next     int64 // ID of the next request
-	limit    int64 // number of requests
+	pre      *prefixGen // shared prefixes, nil when none
+	next     int64      // ID of the next request
+	limit    int64      // number of requests
 }
 
 // newCDFSource builds the source of a validated spec with defaults applied.
@@ -114,6 +115,7 @@ func newCDFSource(s Spec, c *CDF, seed uint64) (*cdfSource, error) {
 		rLen:   NewRand(seed, StreamLengths),
 		rSplit: NewRand(seed, StreamSplit),
 		mix:    mix,
+		pre:    newPrefixGen(s, seed),
 		limit:  int64(s.Requests),
 	}
 	rArr := NewRand(seed, StreamArrivals)
@@ -148,6 +150,9 @@ func (s *cdfSource) Next(r *Request) bool {
 		MaxOutputTokens: out,
 		Bytes:           b,
 		Category:        cat,
+	}
+	if s.pre != nil {
+		s.pre.apply(r)
 	}
 	s.next++
 	return true
