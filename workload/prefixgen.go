@@ -29,7 +29,8 @@ const (
 )
 
 // prefixGen gives the requests of a CDF source their shared prefixes
-// (Spec.SystemPromptTokens, Spec.SessionTurns); see docs/workloads.md.
+// (Spec.SystemPromptTokens, Spec.SessionTurns); see docs/model.md,
+// "Requests with prefixes".
 type prefixGen struct {
 	sys    int     // system prompt tokens
 	turns  float64 // mean turns per session (< 1: no sessions)

@@ -51,7 +51,7 @@ type Spec struct {
 	Categories map[string]float64 `json:"categories,omitempty" yaml:"categories,omitempty"`
 
 	// Shared prefixes of a CDF workload (see prefixgen.go and
-	// docs/workloads.md, "Shared prefixes"); all zero = none, and requests
+	// docs/model.md, "Requests with prefixes"); all zero = none, and requests
 	// carry no Prefix.
 	//
 	// SystemPromptTokens puts a system prompt of this many tokens, one per
