@@ -503,7 +503,7 @@ func (e *Engine) step(out []Result) []Result {
 		e.release(s, s.held)
 		s.res.Finished = end
 		out = append(out, s.res)
-		*s = seq{ents: s.ents}
+		*s = seq{pc: s.pc}
 		e.spare = append(e.spare, s)
 	}
 	e.completed += int64(len(done))

@@ -106,8 +106,12 @@ func (e *Engine) admitCached(s *seq) {
 	c := e.cache
 	n := e.hitLimit(j, s.p)
 	it := newBlockKeys(j.Prefix, e.cfg.BlockTokens)
-	s.ents = s.ents[:0]
-	for len(s.ents) < n {
+	if s.pc == nil {
+		s.pc = new(seqCache)
+	}
+	pc := s.pc
+	pc.ents = pc.ents[:0]
+	for len(pc.ents) < n {
 		i := c.lookup(it.next())
 		if i < 0 {
 			break
@@ -115,11 +119,11 @@ func (e *Engine) admitCached(s *seq) {
 		if c.touch(i) {
 			e.free--
 		}
-		s.ents = append(s.ents, i)
+		pc.ents = append(pc.ents, i)
 	}
-	s.hit = len(s.ents)
-	e.take(e.blocksFor(s.p) - s.hit)
-	s.ctx = s.hit * e.cfg.BlockTokens
+	pc.hit = len(pc.ents)
+	e.take(e.blocksFor(s.p) - pc.hit)
+	s.ctx = pc.hit * e.cfg.BlockTokens
 	if !s.admitt {
 		s.res.Cached = s.ctx
 		e.cachedTokens += int64(s.ctx)
@@ -139,18 +143,19 @@ func (e *Engine) publishCached(s *seq, ctx int) {
 	j := &s.res.Job
 	bt := e.cfg.BlockTokens
 	n := min(hashableBlocks(j.Prefix, j.In, bt), ctx/bt)
-	if n <= s.hit {
+	pc := s.pc
+	if n <= pc.hit {
 		return
 	}
 	c := e.cache
 	it := newBlockKeys(j.Prefix, bt)
 	for b := 0; b < n; b++ {
 		key := it.next()
-		if b < s.hit {
+		if b < pc.hit {
 			continue
 		}
 		if c.lookup(key) < 0 {
-			s.ents = append(s.ents, c.add(key))
+			pc.ents = append(pc.ents, c.add(key))
 		}
 	}
 }
@@ -159,7 +164,7 @@ func (e *Engine) publishCached(s *seq, ctx int) {
 // by dropping a reference, last block first (vLLM frees a request's blocks
 // in reverse order, so that a prefix's tail is evicted before its head).
 func (e *Engine) release(s *seq, blocks int) {
-	if len(s.ents) == 0 {
+	if s.pc == nil || len(s.pc.ents) == 0 {
 		e.free += blocks
 		return
 	}
@@ -168,14 +173,15 @@ func (e *Engine) release(s *seq, blocks int) {
 
 func (e *Engine) releaseCached(s *seq, blocks int) {
 	c := e.cache
-	e.free += blocks - len(s.ents)
-	for k := len(s.ents) - 1; k >= 0; k-- {
-		if c.release(s.ents[k]) {
+	pc := s.pc
+	e.free += blocks - len(pc.ents)
+	for k := len(pc.ents) - 1; k >= 0; k-- {
+		if c.release(pc.ents[k]) {
 			e.free++
 		}
 	}
-	s.ents = s.ents[:0]
-	s.hit = 0
+	pc.ents = pc.ents[:0]
+	pc.hit = 0
 	if c.nLRU > c.limit {
 		c.evict(c.nLRU - c.limit)
 	}
