@@ -14,6 +14,7 @@ type pcache struct {
 	tail      int32   // most recently released, -1 if none
 	nLRU      int     // unreferenced entries (part of the engine's free blocks)
 	evictions int64
+	version   uint64 // changes with every change of the entries (for memos)
 }
 
 // centry is one cached block.
@@ -46,6 +47,7 @@ func (c *pcache) add(key uint64) int32 {
 		i = int32(len(c.ents))
 		c.ents = append(c.ents, centry{})
 	}
+	c.version++
 	c.ents[i] = centry{key: key, ref: 1, prev: -1, next: -1}
 	c.index[key] = i
 	return i
@@ -71,6 +73,7 @@ func (c *pcache) unlink(i int32) {
 // touch adds a reference to entry i; it reports whether the entry was
 // unreferenced (it then stops being a free block).
 func (c *pcache) touch(i int32) bool {
+	c.version++
 	e := &c.ents[i]
 	e.ref++
 	if e.ref == 1 {
@@ -83,6 +86,7 @@ func (c *pcache) touch(i int32) bool {
 // release drops a reference to entry i; it reports whether the entry became
 // unreferenced (it then joins the LRU list as the most recent free block).
 func (c *pcache) release(i int32) bool {
+	c.version++
 	e := &c.ents[i]
 	e.ref--
 	if e.ref > 0 {
@@ -101,6 +105,7 @@ func (c *pcache) release(i int32) bool {
 
 // evict drops the n least recently released unreferenced entries.
 func (c *pcache) evict(n int) {
+	c.version++
 	for ; n > 0; n-- {
 		i := c.head
 		c.unlink(i)

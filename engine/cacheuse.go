@@ -61,14 +61,32 @@ func (e *Engine) admitNeedAfter(j *Job, p, n int) int {
 }
 
 func (e *Engine) admitNeedAfterCached(j *Job, p, n int) int {
-	ev := e.cache.nLRU - (e.free - n)
-	if ev <= 0 {
-		return e.admitNeedCached(j, p)
+	// The answer is asked again at every NextEvent while the head waits:
+	// remember it until the cache, the free blocks or the question change.
+	m := &e.memo
+	c := e.cache
+	if m.prefix == j.Prefix && m.in == j.In && m.p == p && m.n == n && m.free == e.free && m.version == c.version {
+		return m.need
 	}
-	e.cache.mark(ev, true)
-	need := e.admitNeedCached(j, p)
-	e.cache.mark(ev, false)
+	need := 0
+	if ev := c.nLRU - (e.free - n); ev <= 0 {
+		need = e.admitNeedCached(j, p)
+	} else {
+		c.mark(ev, true)
+		need = e.admitNeedCached(j, p)
+		c.mark(ev, false)
+	}
+	*m = needMemo{prefix: j.Prefix, in: j.In, p: p, n: n, free: e.free, version: c.version, need: need}
 	return need
+}
+
+// needMemo is the last answer of admitNeedAfterCached and what it depends
+// on (a Prefix is never changed, so its pointer stands for its content).
+type needMemo struct {
+	prefix         *Prefix
+	in, p, n, free int
+	version        uint64
+	need           int
 }
 
 // take removes n blocks from the free ones, evicting the least recently

@@ -20,11 +20,15 @@ type Prefix struct {
 	Tokens int      // tokens each hash covers, a positive multiple of BlockTokens
 }
 
+// maxPrefixTokens bounds Prefix.Tokens (so that hash counts times tokens
+// stay far from overflow).
+const maxPrefixTokens = 1 << 30
+
 // prefixReason returns why p cannot be used by an engine with blocks of bt
 // tokens, or "".
 func prefixReason(p *Prefix, bt int) string {
-	if p.Tokens < 1 || p.Tokens%bt != 0 {
-		return fmt.Sprintf("prefix hash unit %d tokens, must be a positive multiple of the KV block size %d", p.Tokens, bt)
+	if p.Tokens < 1 || p.Tokens%bt != 0 || p.Tokens > maxPrefixTokens {
+		return fmt.Sprintf("prefix hash unit %d tokens, must be a positive multiple of the KV block size %d, at most %d", p.Tokens, bt, maxPrefixTokens)
 	}
 	return ""
 }

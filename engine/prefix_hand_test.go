@@ -207,7 +207,7 @@ func TestCacheBlocksValidate(t *testing.T) {
 func TestPrefixBadUnitRejected(t *testing.T) {
 	e, _ := New(prefixCfg(100))
 	res, ok := e.Submit(Job{In: 100, Out: 2, Prefix: &Prefix{Hashes: []uint64{1}, Tokens: 500}}, 0)
-	if ok || res.Reason != "prefix hash unit 500 tokens, must be a positive multiple of the KV block size 16" {
+	if ok || res.Reason != "prefix hash unit 500 tokens, must be a positive multiple of the KV block size 16, at most 1073741824" {
 		t.Errorf("got %+v %v", res, ok)
 	}
 	cfg := prefixCfg(100)
