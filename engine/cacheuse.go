@@ -17,21 +17,42 @@ func (e *Engine) hitLimit(j *Job, p int) int {
 
 // match returns the number of leading blocks of j's prompt (p tokens) held
 // in the cache and, of those, how many are unreferenced (free blocks).
+// The entries found are kept in e.found for admitCached, which follows an
+// admission check with the cache unchanged.
 func (e *Engine) match(j *Job, p int) (hit, unref int) {
 	n := e.hitLimit(j, p)
 	it := newBlockKeys(j.Prefix, e.cfg.BlockTokens)
 	c := e.cache
+	f := &e.found
+	f.ents, f.doomed = f.ents[:0], false
 	for hit < n {
 		i := c.lookup(it.next())
-		if i < 0 || c.ents[i].doomed {
+		if i < 0 {
+			break
+		}
+		if c.ents[i].doomed {
+			f.doomed = true
 			break
 		}
 		if c.ents[i].ref == 0 {
 			unref++
 		}
+		f.ents = append(f.ents, i)
 		hit++
 	}
+	f.prefix, f.in, f.p, f.version = j.Prefix, j.In, p, c.version
 	return hit, unref
+}
+
+// found is the last lookup's result: the entries of the longest cached
+// prefix of (prefix, in, p) at cache version version (doomed: cut short by
+// a lookahead's marks, not to be reused).
+type found struct {
+	prefix  *Prefix
+	in, p   int
+	version uint64
+	doomed  bool
+	ents    []int32
 }
 
 // admitNeed returns the free blocks the admission of j with a prompt of p
@@ -129,15 +150,25 @@ func (e *Engine) admitCached(s *seq) {
 	}
 	pc := s.pc
 	pc.ents = pc.ents[:0]
-	for len(pc.ents) < n {
-		i := c.lookup(it.next())
-		if i < 0 {
-			break
+	if f := &e.found; !f.doomed && f.prefix == j.Prefix && f.in == j.In && f.p == s.p && f.version == c.version {
+		// The admission check just looked these up.
+		pc.ents = append(pc.ents, f.ents...)
+		for _, i := range pc.ents {
+			if c.touch(i) {
+				e.free--
+			}
 		}
-		if c.touch(i) {
-			e.free--
+	} else {
+		for len(pc.ents) < n {
+			i := c.lookup(it.next())
+			if i < 0 {
+				break
+			}
+			if c.touch(i) {
+				e.free--
+			}
+			pc.ents = append(pc.ents, i)
 		}
-		pc.ents = append(pc.ents, i)
 	}
 	pc.hit = len(pc.ents)
 	e.take(e.blocksFor(s.p) - pc.hit)

@@ -74,6 +74,7 @@ type Engine struct {
 	cache        *pcache // prefix cache, nil when Config.CacheBlocks is 0
 	cachedTokens int64   // Σ Result.Cached of admitted jobs
 	memo         needMemo
+	found        found // the last cache lookup (cacheuse.go)
 
 	tps Timing // cfg.Timing in picoseconds (coefficients × 1e12)
 	wps Time   // W rounded to the picosecond (>= 1)
