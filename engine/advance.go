@@ -162,6 +162,9 @@ func (e *Engine) admissible(grow int) bool {
 	}
 	free := e.free - grow
 	if s := e.headSeq(); s != nil {
+		if s.prefilled {
+			return e.blocksFor(s.p+1) <= free
+		}
 		if e.cache == nil {
 			return e.blocksFor(s.p) <= free
 		}
@@ -403,9 +406,12 @@ func (e *Engine) step(out []Result) []Result {
 		s := e.headSeq()
 		var need int
 		if s != nil {
-			if e.cache == nil {
+			switch {
+			case s.prefilled:
+				need = e.blocksFor(s.p + 1)
+			case e.cache == nil:
 				need = e.blocksFor(s.p)
-			} else {
+			default:
 				need = e.admitNeed(&s.res.Job, s.p)
 			}
 			if need > e.free {
@@ -434,10 +440,14 @@ func (e *Engine) step(out []Result) []Result {
 			// is admitted.
 			s = e.newSeq(*j, start)
 		}
-		if e.cache == nil {
+		pf := s.prefilled
+		switch {
+		case pf:
+			e.take(need)
+		case e.cache == nil:
 			e.free -= need
 			s.ctx = 0
-		} else {
+		default:
 			e.admitBlocks(s)
 		}
 		s.chunk = 0
@@ -446,6 +456,10 @@ func (e *Engine) step(out []Result) []Result {
 		if !s.admitt {
 			s.admitt = true
 			s.res.Admitted = start
+		}
+		if pf {
+			e.admitPrefilled(s, i)
+			continue
 		}
 		e.pre = append(e.pre, s)
 	}

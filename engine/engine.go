@@ -105,21 +105,23 @@ func (e *Engine) newSeq(j Job, now Time) *seq {
 // seq is one request while it is queued or running on this engine.
 type seq struct {
 	res    Result
-	ord    int64     // admission order of the current admission
-	admitt bool      // admitted at least once
-	first  bool      // first token produced
-	isDec  bool      // decoding
-	g      int       // output tokens generated (prefilling or queued sequences)
-	p      int       // prompt tokens of the current admission (L_in + g at admission)
-	ctx    int       // tokens prefilled so far (prefilling sequences)
-	chunk  int       // prompt tokens given in the current iteration or run
-	base   int       // decoders: KV tokens before iteration i = base + i
-	gb     int       // decoders: tokens generated before iteration i = gb + i
-	fin    int       // decoders: iteration that produces the last token
-	hidx   int       // decoders: index in the heap
-	grown  int       // decoders: i+1 when given a block at the start of iteration i
-	held   int       // blocks held when it finished (set in step)
-	pc     *seqCache // prefix cache state, nil until admitted with a prefix
+	ord    int64 // admission order of the current admission
+	admitt bool  // admitted at least once
+	first  bool  // first token produced
+	isDec  bool  // decoding
+	// prefilled: queued by SubmitPrefilled and not yet admitted.
+	prefilled bool
+	g         int       // output tokens generated (prefilling or queued sequences)
+	p         int       // prompt tokens of the current admission (L_in + g at admission)
+	ctx       int       // tokens prefilled so far (prefilling sequences)
+	chunk     int       // prompt tokens given in the current iteration or run
+	base      int       // decoders: KV tokens before iteration i = base + i
+	gb        int       // decoders: tokens generated before iteration i = gb + i
+	fin       int       // decoders: iteration that produces the last token
+	hidx      int       // decoders: index in the heap
+	grown     int       // decoders: i+1 when given a block at the start of iteration i
+	held      int       // blocks held when it finished (set in step)
+	pc        *seqCache // prefix cache state, nil until admitted with a prefix
 }
 
 // seqCache is a sequence's use of the prefix cache.

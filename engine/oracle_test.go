@@ -38,6 +38,7 @@ type oReq struct {
 	prompt    int      // tokens to prefill in the current admission
 	kv        int      // tokens whose KV is stored
 	blocks    int      // blocks held
+	prefilled bool     // submitted with its KV computed elsewhere, not yet admitted
 	hitBlocks int      // prefix cache: blocks found cached at the current admission
 	shared    []string // prefix cache: names of the cached blocks it uses, in block order
 }
@@ -77,6 +78,7 @@ type oracle struct {
 	evictions int64
 	hits      int64 // admissions that found at least one cached block
 	unused    int   // cached blocks nobody uses (checked against the map)
+	prefilled int64 // prefilled admissions
 }
 
 // oBlock is a cached block in the oracle.
@@ -244,6 +246,20 @@ func (o *oracle) submit(j Job, now Time) (Result, bool) {
 	return Result{}, true
 }
 
+// submitPrefilled is submit for a job whose prompt was prefilled on another
+// instance (docs/model.md, "Prefilled jobs").
+func (o *oracle) submitPrefilled(j Job, now Time) (Result, bool) {
+	if o.never(j) == "" && j.Out < 2 {
+		o.rejected++
+		return Result{Job: j, Enqueued: now, Finished: now, Rejected: true, Reason: "prefilled"}, false
+	}
+	r, ok := o.submit(j, now)
+	if ok {
+		o.waiting[len(o.waiting)-1].prefilled = true
+	}
+	return r, ok
+}
+
 func (o *oracle) advance(t Time, out []Result) []Result {
 	for o.haveWork && o.start < t {
 		out = o.iterate(out)
@@ -356,7 +372,14 @@ func (o *oracle) iterate(out []Result) []Result {
 				break
 			}
 			nb := ceilDiv(cand.prompt, bt)
-			names, unusedHits := o.lookup(cand.res.Job, cand.prompt, nil)
+			var names []string
+			var unusedHits int
+			if cand.prefilled {
+				// Its prompt's KV and the token it decodes now.
+				nb = ceilDiv(cand.prompt+1, bt)
+			} else {
+				names, unusedHits = o.lookup(cand.res.Job, cand.prompt, nil)
+			}
 			if o.used+nb-len(names)+unusedHits > o.cfg.KVBlocks {
 				break
 			}
@@ -375,6 +398,13 @@ func (o *oracle) iterate(out []Result) []Result {
 			cand.shared = names
 			cand.hitBlocks = len(names)
 			cand.kv = len(names) * bt
+			if cand.prefilled {
+				o.prefilled++
+				cand.prefilled = false
+				cand.kv = cand.prompt
+				cand.generated = 1
+				cand.firstDone = true
+			}
 			cand.blocks = nb
 			o.allocate(nb - len(names))
 			admitted = true
@@ -384,8 +414,8 @@ func (o *oracle) iterate(out []Result) []Result {
 			if !cand.everAdm {
 				cand.everAdm = true
 				cand.res.Admitted = o.start
-				cand.res.Cached = cand.kv
-				o.hitTokens += int64(cand.kv)
+				cand.res.Cached = len(names) * bt
+				o.hitTokens += int64(len(names) * bt)
 			}
 			o.batch = append(o.batch, cand)
 		}

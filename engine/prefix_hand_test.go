@@ -217,3 +217,29 @@ func TestPrefixBadUnitRejected(t *testing.T) {
 		t.Error("rejected with the cache off")
 	}
 }
+
+// TestPrefilledJob: a decode instance receives a 100-token prompt whose KV
+// was computed elsewhere (3 output tokens, the first already produced). At
+// 0 it is admitted with ceil(101/16) = 7 blocks and decodes tokens 2 and 3
+// in two iterations of W = 10 ms: finished at 20 ms, FirstToken 0. A
+// prefilled job with one output token has nothing to decode: rejected.
+func TestPrefilledJob(t *testing.T) {
+	cfg := prefixCfg(100)
+	cfg.Timing = Timing{W: 0.010}
+	e, _ := New(cfg)
+	if !e.CanAdmitPrefilled(Job{In: 100, Out: 3}) {
+		t.Fatal("CanAdmitPrefilled false on an idle instance")
+	}
+	e.SubmitPrefilled(Job{In: 100, Out: 3}, 0)
+	e.AdvanceTo(1, nil)
+	if st := e.Stats(); st.FreeBlocks != 93 || st.Running != 1 {
+		t.Errorf("after admission: %+v, want 93 free blocks", st)
+	}
+	out := e.AdvanceTo(Never, nil)
+	if len(out) != 1 || out[0].Finished != Seconds(0.020) || out[0].FirstToken != 0 || out[0].Admitted != 0 || e.Stats().Iterations != 2 {
+		t.Errorf("got %+v, %d iterations; want finished at 20 ms after 2 iterations", out, e.Stats().Iterations)
+	}
+	if res, ok := e.SubmitPrefilled(Job{In: 100, Out: 1}, Second); ok || res.Reason != "prefilled job with output length 1 tokens: must be >= 2 (its prefill produced the first token)" {
+		t.Errorf("got %+v %v", res, ok)
+	}
+}

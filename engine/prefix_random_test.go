@@ -58,6 +58,12 @@ func withPrefixes(sc scenario, rng *rand.Rand) scenario {
 		reqs[i].job.Prefix = p
 	}
 	sc.reqs = reqs
+	// One job in six arrives prefilled (a decode instance of a
+	// disaggregated pool); some of those have one output token (rejected).
+	sc.prefilled = make([]bool, len(reqs))
+	for i := range sc.prefilled {
+		sc.prefilled[i] = rng.IntN(6) == 0
+	}
 	return sc
 }
 
@@ -72,7 +78,7 @@ func TestPrefixScenariosAgainstOracle(t *testing.T) {
 		n = 200
 	}
 	var withHits, withEvictions, withPreemptions, withAll int
-	var hits, evictions, preemptions, hitTokens int64
+	var hits, evictions, preemptions, hitTokens, prefilled int64
 	for i := 0; i < n; i++ {
 		sc := randomScenario(workload.NewRand(uint64(i), workload.StreamLengths))
 		sc = withPrefixes(sc, workload.NewRand(uint64(i), workload.StreamCategories))
@@ -84,6 +90,7 @@ func TestPrefixScenariosAgainstOracle(t *testing.T) {
 		evictions += o.evictions
 		preemptions += o.preemptions
 		hitTokens += o.hitTokens
+		prefilled += o.prefilled
 		if o.hits > 0 {
 			withHits++
 		}
@@ -97,9 +104,9 @@ func TestPrefixScenariosAgainstOracle(t *testing.T) {
 			withAll++
 		}
 	}
-	t.Logf("%d scenarios: %d with cache hits (%d admissions hit, %d tokens), %d with evictions (%d blocks), %d with preemptions (%d), %d with all three",
-		n, withHits, hits, hitTokens, withEvictions, evictions, withPreemptions, preemptions, withAll)
-	if withHits < n/2 || withEvictions < n/5 || withPreemptions < n/5 || withAll < n/10 {
+	t.Logf("%d scenarios: %d with cache hits (%d admissions hit, %d tokens), %d with evictions (%d blocks), %d with preemptions (%d), %d with all three; %d prefilled admissions",
+		n, withHits, hits, hitTokens, withEvictions, evictions, withPreemptions, preemptions, withAll, prefilled)
+	if withHits < n/2 || withEvictions < n/5 || withPreemptions < n/5 || withAll < n/10 || prefilled < int64(n) {
 		t.Errorf("too few scenarios exercise the cache: hits %d, evictions %d, preemptions %d, all three %d of %d",
 			withHits, withEvictions, withPreemptions, withAll, n)
 	}

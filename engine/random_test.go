@@ -17,6 +17,9 @@ type scenario struct {
 	partial  []Time // extra AdvanceTo times before each arrival (-1 = none)
 	tie      []bool // arrive exactly at the next iteration start (after the partial advance)
 	useEvent bool   // advance by NextEvent between arrivals
+	// prefilled: submit with SubmitPrefilled (not through the shared
+	// queue); nil = none.
+	prefilled []bool
 }
 
 func randomScenario(rng *rand.Rand) scenario {
@@ -194,8 +197,12 @@ func runScenario(sc scenario) (*oracle, int, error) {
 			qo.Push(r.job)
 			continue
 		}
-		re, oke := e.Submit(r.job, r.at)
-		ro, oko := o.submit(r.job, r.at)
+		submit, osubmit := e.Submit, o.submit
+		if sc.prefilled != nil && sc.prefilled[i] {
+			submit, osubmit = e.SubmitPrefilled, o.submitPrefilled
+		}
+		re, oke := submit(r.job, r.at)
+		ro, oko := osubmit(r.job, r.at)
 		if oke != oko {
 			return nil, 0, fmt.Errorf("request %d: Submit %v, oracle %v", i, oke, oko)
 		}
