@@ -221,3 +221,31 @@ func TestSignalWhileDraining(t *testing.T) {
 		t.Errorf("--out %s exists after the interrupted run", out)
 	}
 }
+
+// TestSignalWhileWritingOutputs: a stop signal that arrives once the
+// simulation has ended, while the outputs are closed and the summary
+// written, ends the run like one during the simulation: exit 1, one line,
+// no --out left. Before the fix the signal was caught and ignored there: the
+// run wrote everything and exited 0 (seen with SIGTERM/SIGHUP sent as
+// requests.parquet, timeseries.parquet or summary.json appeared, review of
+// issue 20 item 1).
+func TestSignalWhileWritingOutputs(t *testing.T) {
+	testHookRan = func(in *interrupter) {
+		s := os.Signal(syscall.SIGTERM)
+		in.got.Store(&s)
+	}
+	defer func() { testHookRan = nil }()
+	out := filepath.Join(t.TempDir(), "D")
+	code, stdout, stderr := runCLI(t, smallArgs(out)...)
+	line := strings.TrimRight(stderr, "\n")
+	if code != 1 || strings.Contains(line, "\n") || !strings.Contains(line, "interrupted by SIGTERM") {
+		t.Errorf("exit %d, stderr %q; want 1 and one line 'interrupted by SIGTERM'", code, stderr)
+	}
+	if stdout != "" {
+		t.Errorf("stdout %q after the signal; want nothing", stdout)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		ents, _ := os.ReadDir(out)
+		t.Errorf("--out %s still exists after the interrupted run, holding %v", out, ents)
+	}
+}

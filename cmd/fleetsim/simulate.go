@@ -330,6 +330,10 @@ func (f *simFlags) outputNames() []string {
 	return names
 }
 
+// testHookRan, when set (tests), is called once the simulation has ended,
+// before the outputs are finished: a test delivers a stop signal there.
+var testHookRan func(*interrupter)
+
 // simulate runs a validated scenario and writes its outputs.
 func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr io.Writer) (err error) {
 	createdDir := false
@@ -396,6 +400,9 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	if err := src.Err(); err != nil {
 		return badInput("%s", workloadError(err))
 	}
+	if testHookRan != nil {
+		testHookRan(intr)
+	}
 	if sum.Version == "" {
 		sum.Version = version
 	}
@@ -451,6 +458,11 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		labels = append(labels, p)
 	}
 
+	// A stop signal while the outputs were written ends the run like one
+	// during the simulation: the deferred cleanup removes what was written.
+	if err := intr.err("no output written"); err != nil {
+		return err
+	}
 	note := stdout
 	if f.format == "json" {
 		note = stderr
