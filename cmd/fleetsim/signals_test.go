@@ -249,3 +249,41 @@ func TestSignalWhileWritingOutputs(t *testing.T) {
 		t.Errorf("--out %s still exists after the interrupted run, holding %v", out, ents)
 	}
 }
+
+// TestSweepStopSignals: sweep stops on SIGHUP and SIGQUIT like on SIGINT
+// and SIGTERM (stopSignals): exit 1, one line, no --out left. Before the
+// fix SIGHUP killed it (exit by signal) and SIGQUIT dumped its goroutines
+// (exit 2, ~290 lines), both leaving --out with its .fleetsim-lock (review
+// of issue 20 item 1).
+func TestSweepStopSignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGQUIT} {
+		out := filepath.Join(t.TempDir(), "S")
+		cmd, errb := startCLI(t, "sweep", "--rates", "100,200,300,400", "--requests", "2000000", "--no-plots", "--out", out)
+		waitPath(t, filepath.Join(out, export.LockName)) // taken once the signals are handled
+		cmd.Process.Signal(sig)
+		code := waitExit(t, cmd)
+		line := strings.TrimRight(errb.String(), "\n")
+		if n := strings.Count(line, "\n") + 1; code != 1 || n > 1 || !strings.Contains(line, "interrupted") {
+			t.Errorf("%v: exit %d, %d stderr lines starting %.200q; want 1 and one line 'interrupted'", sig, code, n, line)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			ents, _ := os.ReadDir(out)
+			t.Errorf("%v: --out %s still exists after the interrupted sweep, holding %v", sig, out, ents)
+		}
+	}
+}
+
+// waitPath waits until path exists.
+func waitPath(t *testing.T, path string) {
+	t.Helper()
+	for range 3000 {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s did not appear", path)
+}
