@@ -287,3 +287,30 @@ func waitPath(t *testing.T, path string) {
 	}
 	t.Fatalf("%s did not appear", path)
 }
+
+// TestCapacityStopWhilePlanning: capacity --simulate answers a stop signal
+// at once wherever its work is, also in the steps it does not poll (loading
+// and bucketing the requests, the plans, the fluid model: together ~0.2-0.5
+// s of CPU for 2,000,000 requests). The hook delivers SIGTERM as the work
+// starts and then stands for a 3 s step that does not poll. Before the fix
+// the signal was seen only once the simulation started: SIGTERM 0.2-3 s
+// into `capacity --workload azure --rate 150 --requests 2000000 --arrival
+// poisson --simulate --instances 20,24` took 0.3-3.7 s to end it on the
+// loaded machine (review of issue 20 item 1).
+func TestCapacityStopWhilePlanning(t *testing.T) {
+	testHookPlanning = func(in *interrupter) {
+		in.sigs <- syscall.SIGTERM
+		time.Sleep(3 * time.Second)
+	}
+	defer func() { testHookPlanning = nil }()
+	start := time.Now()
+	code, stdout, stderr := runCLI(t, "capacity", "--workload", "azure", "--rate", "150", "--requests", "2000", "--arrival", "poisson", "--simulate", "--instances", "2")
+	took := time.Since(start)
+	line := strings.TrimRight(stderr, "\n")
+	if code != 1 || strings.Contains(line, "\n") || !strings.Contains(line, "interrupted by SIGTERM") || stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1, nothing on stdout and one line 'interrupted by SIGTERM'", code, stdout, stderr)
+	}
+	if took > 1500*time.Millisecond {
+		t.Errorf("returned %v after a signal during a 3 s step; want at once", took)
+	}
+}
