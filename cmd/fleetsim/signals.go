@@ -73,9 +73,14 @@ func (in *interrupter) await(what string, work func() error) error {
 	}
 }
 
-// release stops handling the signals (the default actions return).
+// release stops handling the signals (the default actions return), unless
+// one arrived: the command is then ending with its one line, and a second
+// signal (a repeated Ctrl-C) is swallowed instead of killing it before the
+// line is printed and its output directory removed.
 func (in *interrupter) release() {
-	signal.Stop(in.sigs)
+	if in.got.Load() == nil {
+		signal.Stop(in.sigs)
+	}
 	close(in.done)
 }
 
