@@ -296,7 +296,8 @@ func flagNames(msg string) string {
 
 // checkOut validates --out before any work is done: the path must not be a
 // directory, may only name a regular file if it exists, and its parent must
-// be an existing directory ("" and "-" = stdout).
+// be a directory or creatable (it is created when the file is written; ""
+// and "-" = stdout).
 func checkOut(path string) error {
 	if path == "" || path == "-" {
 		return nil
@@ -305,15 +306,8 @@ func checkOut(path string) error {
 		return badInput("--out %q: is a directory; want a file path such as %s", path, filepath.Join(path, "plan.json"))
 	}
 
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return badInput("--out %q: directory %q does not exist", path, dir)
-	case err != nil:
-		return badInput("--out %q: %s", path, oneLine(rootCause(err)))
-	case !fi.IsDir():
-		return badInput("--out %q: %q is not a directory", path, dir)
+	if err := checkCreatableDir("--out", path, filepath.Dir(path)); err != nil {
+		return err
 	}
 	if err := export.CheckReplaceable(path); err != nil {
 		return badInput("--out: %s", oneLine(err))
