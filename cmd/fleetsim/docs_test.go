@@ -144,7 +144,7 @@ func docWorkspace(t *testing.T, root string) string {
 // unless it exits with the documented status.
 func runDocCommand(t *testing.T, c doctest.Command, work, bin string) {
 	t.Helper()
-	script := "set -e\n" + strings.Join(c.Prelude, "\n") + "\n" + doctest.Rewrite(c.Text) + "\n"
+	script := "set -e -o pipefail\n" + strings.Join(c.Prelude, "\n") + "\n" + doctest.Rewrite(c.Text) + "\n"
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", script)

@@ -14,13 +14,15 @@
 //
 // Any other block (text, yaml, json, sql, or none) is not a command, but a
 // bare block whose line starts with "$ " is an error: it reads as a
-// transcript and must be marked console (or synopsis).
+// transcript and must be marked console (or synopsis). So is a command in
+// an indented code block (the test would not see it).
 //
 // An HTML comment on the line just before the opening fence,
 // <!-- doctest: WORD[ ARG] ... -->, qualifies every command of the block:
 // "slow" (run only when slow commands are asked for), "exit N" (the expected
 // exit status, 0 otherwise), "skip REASON" (runnable as written, but not run
-// by the test, e.g. the test suite itself).
+// by the test). A `go test` command is never run (it is the suite that runs
+// the test).
 package doctest
 
 import (
@@ -62,6 +64,18 @@ var (
 	directiveRe  = regexp.MustCompile(`^<!--\s*doctest:\s*(.*?)\s*-->\s*$`)
 	assignmentRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=\S*\s*(#.*)?$`)
 )
+
+// indentedCommand matches a command written in an indented code block,
+// which the test would not see; errorLine is fleetsim's error output
+// ("fleetsim plan: --gpu: ..."), which is not a command.
+var (
+	indentedCommand = regexp.MustCompile(`^(    |\t)\s*(\$ )?(fleetsim|\./fleetsim|go (run|test|build|install))(\s|$)`)
+	errorLine       = regexp.MustCompile(`^(\$ )?fleetsim( [a-z-]+)?:`)
+)
+
+// goTest matches `go test`: the test suite, which the doc-command test
+// never runs (it would run itself).
+var goTest = regexp.MustCompile(`^go\s+test\b`)
 
 // scriptInfo are the info strings of blocks whose every line is a command.
 var scriptInfo = map[string]bool{"sh": true, "bash": true, "shell": true}
@@ -124,6 +138,9 @@ func Extract(file, src string) ([]Command, error) {
 			continue
 		}
 		m := fenceRe.FindStringSubmatch(line)
+		if m == nil && indentedCommand.MatchString(line) && !errorLine.MatchString(strings.TrimSpace(line)) {
+			return nil, fmt.Errorf("%s:%d: a command in an indented block: write it in a fenced block (sh, console or synopsis)", file, i+1)
+		}
 		if m == nil {
 			if strings.TrimSpace(line) != "" && hasDir {
 				return nil, fmt.Errorf("%s:%d: a doctest directive must be followed by a fenced block", file, i+1)
@@ -171,11 +188,15 @@ func Extract(file, src string) ([]Command, error) {
 				prelude = append(prelude, t)
 				continue
 			}
-			cmds = append(cmds, Command{
+			c := Command{
 				File: file, Line: open + 1 + starts[k], Text: t, Kind: kind,
 				Prelude: append([]string(nil), prelude...),
 				Slow:    d.slow, Exit: d.exit, Skip: d.skip,
-			})
+			}
+			if c.Skip == "" && goTest.MatchString(t) {
+				c.Skip = "go test runs the test suite, this test included"
+			}
+			cmds = append(cmds, c)
 		}
 	}
 	return cmds, nil
