@@ -9,31 +9,31 @@ import (
 // small document, written by hand.
 func TestExtract(t *testing.T) {
 	src := strings.Join([]string{
-		"# Title",                                 // 1
-		"",                                        // 2
-		"```sh",                                   // 3
-		"T=trace.csv   # a trace",                 // 4
-		"fleetsim plan --rate 5   # comment",      // 5
-		"",                                        // 6
-		"# a comment line",                        // 7
-		"fleetsim simulate --trace $T \\",         // 8
-		"  --rate 9",                              // 9
-		"```",                                     // 10
-		"<!-- doctest: slow exit 3 -->",           // 11
-		"```console",                              // 12
-		"$ fleetsim simulate --osd enforce",       // 13
-		"output line",                             // 14
-		"```",                                     // 15
-		"```synopsis",                             // 16
-		"fleetsim simulate --osd {monitor,off}",   // 17
-		"```",                                     // 18
-		"```text",                                 // 19
-		"fleetsim plan: --rate -1: must be > 0",   // 20
-		"```",                                     // 21
-		"```sh",                                   // 22
-		"go test ./...",                           // 23
-		"go run ./cmd/fleetsim sweep --help",      // 24
-		"```",                                     // 25
+		"# Title",                               // 1
+		"",                                      // 2
+		"```sh",                                 // 3
+		"T=trace.csv   # a trace",               // 4
+		"fleetsim plan --rate 5   # comment",    // 5
+		"",                                      // 6
+		"# a comment line",                      // 7
+		"fleetsim simulate --trace $T \\",       // 8
+		"  --rate 9",                            // 9
+		"```",                                   // 10
+		"<!-- doctest: slow exit 3 -->",         // 11
+		"```console",                            // 12
+		"$ fleetsim simulate --osd enforce",     // 13
+		"output line",                           // 14
+		"```",                                   // 15
+		"```synopsis",                           // 16
+		"fleetsim simulate --osd {monitor,off}", // 17
+		"```",                                   // 18
+		"```text",                               // 19
+		"fleetsim plan: --rate -1: must be > 0", // 20
+		"```",                                   // 21
+		"```sh",                                 // 22
+		"go test ./...",                         // 23
+		"go run ./cmd/fleetsim sweep --help",    // 24
+		"```",                                   // 25
 		"    fleetsim plan: error output is fine", // 26
 	}, "\n")
 	cmds, err := Extract("x.md", src)
