@@ -65,14 +65,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case name == "help":
 		// `fleetsim help CMD` is `fleetsim CMD --help`.
 		if _, ok := commands[args[0]]; !ok {
-			fmt.Fprintf(stderr, "fleetsim help: unknown command %q (run 'fleetsim help')\n", args[0])
+			fmt.Fprintln(stderr, unknownCommand("fleetsim help", args[0]))
 			return 2
 		}
 		return run([]string{args[0], "--help"}, stdout, stderr)
 	}
 	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "fleetsim: unknown command %q (run 'fleetsim help')\n", name)
+		fmt.Fprintln(stderr, unknownCommand("fleetsim", name))
 		return 2
 	}
 	err := cmd.run(args, stdout, stderr)
