@@ -363,6 +363,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	}
 
 	opts := sim.Options{Stop: intr.stopped}
+	clearBar := func() {}
 	if isTerminal(stderr) {
 		total := int64(cfg.Workload.Requests)
 		if sz, ok := src.(workload.Sized); ok {
@@ -370,9 +371,11 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		}
 		bar := newProgressBar(stderr, total)
 		opts.Progress = bar.update
+		clearBar = bar.done
 		defer bar.done()
 	}
 	sum, err := sim.Run(cfg, src, sink, opts)
+	clearBar() // before anything is printed
 	if err != nil {
 		if errors.Is(err, sim.ErrStopped) {
 			return intr.err("no output written")

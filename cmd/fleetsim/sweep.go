@@ -375,12 +375,15 @@ func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io
 		}
 	}
 	n := len(shard.Points(g.Size()))
+	clearBar := func() {}
 	if isTerminal(stderr) {
 		bar := newCountBar(stderr, int64(n), "sweep", "points", "points/s")
 		opts.Progress = func(done, _ int) { bar.update(int64(done)) }
+		clearBar = bar.done
 		defer bar.done()
 	}
 	res, err := sweep.Run(g, opts)
+	clearBar() // before anything is printed
 	if err != nil {
 		if errors.Is(err, sim.ErrStopped) {
 			return fmt.Errorf("interrupted: sweep.parquet not written")

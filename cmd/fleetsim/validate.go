@@ -130,21 +130,26 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	intr := catchSignals()
 	defer intr.release()
 	cfg.Stop = intr.stopped
+	var bar *progressBar
+	clearBar := func() {
+		if bar != nil {
+			bar.done()
+		}
+	}
 	if isTerminal(stderr) {
-		var bar *progressBar
-		cfg.Start = func(n int) { bar = newProgressBar(stderr, int64(n)) }
+		cfg.Start = func(n int) {
+			clearBar() // the previous run's bar
+			bar = newProgressBar(stderr, int64(n))
+		}
 		cfg.Progress = func(n int64) {
 			if bar != nil {
 				bar.update(n)
 			}
 		}
-		defer func() {
-			if bar != nil {
-				bar.done()
-			}
-		}()
+		defer clearBar()
 	}
 	v, err := experiments.Validate(cfg)
+	clearBar() // before anything is printed
 	if errors.Is(err, sim.ErrStopped) {
 		return intr.err("validation stopped, nothing printed")
 	}
