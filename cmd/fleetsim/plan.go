@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
@@ -66,21 +65,6 @@ Bad input exits with status 2.
 Flags:
 `)
 	fmt.Fprint(w, fs.FlagUsagesWrapped(100))
-}
-
-// parseSeconds reads a duration ("500ms", "0.5s") or plain seconds ("0.5").
-func parseSeconds(s string) (float64, error) {
-	if s == "" || s == "0" {
-		return 0, nil
-	}
-	if v, err := strconv.ParseFloat(s, 64); err == nil {
-		return v, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("want a duration such as 500ms or 0.5s")
-	}
-	return d.Seconds(), nil
 }
 
 // paretoPoint is one (B, γ) cell on the cost / latency plane.

@@ -91,8 +91,9 @@ func newSimFlags() *simFlags {
 	fs.StringVar(&f.plan, "plan", "", "simulate the fleet of a plan `FILE` written by 'fleetsim plan --format json' (its pools, router settings, workload and rate; flags override the workload, rate and router)")
 	fs.StringVar(&f.planMethod, "plan-method", "", "with --plan: the plan's method to simulate: homo, pr, retrofit or fleetopt (needed when the plan holds several)")
 	fs.Float64Var(&f.warmup, "warmup", d.WarmupFraction, "fraction of the first arrivals kept in the output as warm-up and left out of the metrics, in [0, 1)")
-	fs.Float64Var(&f.sloTTFT, "slo-ttft", d.SLO.TTFTS, "TTFT target for SLO attainment, seconds")
-	fs.Float64Var(&f.sloTPOT, "slo-tpot", d.SLO.TPOTS, "TPOT target for SLO attainment, seconds")
+	f.sloTTFT, f.sloTPOT = d.SLO.TTFTS, d.SLO.TPOTS
+	fs.Var(secondsValue{&f.sloTTFT}, "slo-ttft", "TTFT target for SLO attainment (500ms, 0.5s, or seconds)")
+	fs.Var(secondsValue{&f.sloTPOT}, "slo-tpot", "TPOT target for SLO attainment (80ms, 0.08s, or seconds)")
 	fs.StringVar(&f.out, "out", "out", "output `DIR`: DIR/"+requestsFile+" and DIR/"+summaryFile+" (created if missing)")
 	fs.StringVar(&f.osd, "osd", sim.OSDMonitor, "over-saturation detector (guidellm's OSD, per pool and for the fleet, docs/osd.md): monitor (report whether and when it fired), enforce (also stop the run there) or off")
 	fs.BoolVar(&f.noParquet, "no-parquet", false, "do not write "+requestsFile)
