@@ -406,6 +406,9 @@ func writePlanTable(w io.Writer, p fleetopt.Plan) error {
 	if p.SLOTTFTP99S > 0 {
 		slo = fmt.Sprintf("%g s", p.SLOTTFTP99S)
 	}
+	if p.SLOTPOTP99S > 0 {
+		slo += fmt.Sprintf(", P99 TPOT SLO %g s", p.SLOTPOTP99S)
+	}
 	cal := p.Calibration
 	if p.Samples > 0 {
 		cal = fmt.Sprintf("%s (%d samples, seed %d)", cal, p.Samples, p.Seed)

@@ -251,6 +251,9 @@ type Plan struct {
 	Workload    string  `json:"workload"`
 	Rate        float64 `json:"rate"`
 	SLOTTFTP99S float64 `json:"slo_ttft_p99_s"` // 0 = none
+	// SLOTPOTP99S is the occupancy model's P99 TPOT target, s (0 = none;
+	// set by Planner.ApplyOccupancy).
+	SLOTPOTP99S float64 `json:"slo_tpot_p99_s,omitempty"`
 	RhoMax      float64 `json:"rho_max"`
 	Calibration string  `json:"calibration"`
 	// ShortCalibration: ShortCalibPaper or ShortCalibMix (see Config).
