@@ -767,8 +767,17 @@ func (f *fleet) summary() *Summary {
 	// The fleet is overloaded when any pool is (its own backlog trend is
 	// reported, but pooled samples are not a verdict on any one pool).
 	s.Fleet.Overloaded = false
-	for _, m := range s.Pools {
-		s.Fleet.Overloaded = s.Fleet.Overloaded || m.Overloaded
+	for i, m := range s.Pools {
+		// A pool whose detector stopped the run is over-saturated, whatever
+		// its (truncated) backlog trend says; a fleet detector's stop marks
+		// the fleet.
+		if s.OSDStop != nil && s.OSDStop.By == m.Name {
+			s.Pools[i].Overloaded = true
+		}
+		s.Fleet.Overloaded = s.Fleet.Overloaded || s.Pools[i].Overloaded
+	}
+	if s.OSDStop != nil {
+		s.Fleet.Overloaded = true
 	}
 	return s
 }

@@ -393,7 +393,8 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	var outputs []export.OutputFile
 	var wrote, labels []string // paths written; how stdout names them
 	defer func() {
-		if err != nil { // a failed run leaves none of its files behind
+		var st *exitStatusError
+		if err != nil && !errors.As(err, &st) { // a failed run leaves none of its files behind
 			for _, p := range wrote {
 				os.Remove(p)
 			}
@@ -449,8 +450,19 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	if sum.OSDStop != nil && f.format == "json" {
 		fmt.Fprintln(stderr, export.OSDVerdictLine(sum))
 	}
-	_, err = fmt.Fprintf(note, "wrote %s\n", strings.Join(labels, ", "))
-	return err
+	if _, err = fmt.Fprintf(note, "wrote %s\n", strings.Join(labels, ", ")); err != nil {
+		return err
+	}
+	if st := sum.OSDStop; st != nil {
+		who := "pool " + st.By
+		if st.By == "fleet" {
+			who = "the fleet"
+		}
+		return &exitStatusError{code: exitOSDStop, msg: fmt.Sprintf(
+			"stopped by the over-saturation detector (--osd enforce): %s over-saturated at %.2f s; outputs written (exit status %d)",
+			who, st.DetectedAtS, exitOSDStop)}
+	}
+	return nil
 }
 
 // workloadError is a workload error on one line, prefixed "workload".

@@ -36,8 +36,11 @@ var tableColumns = []struct {
 	{"wait_p99_ms", func(m *sim.PoolMetrics) string { return ms(m.QueueWait.P99) }},
 	{"slo", func(m *sim.PoolMetrics) string { return num(m.SLOAttainment, 3) }},
 	{"overloaded", func(m *sim.PoolMetrics) string {
-		if m.Overloaded {
+		if m.Overloaded && m.BacklogGrowth > 0 {
 			return fmt.Sprintf("yes (+%s req/s)", num(m.BacklogGrowth, 1))
+		}
+		if m.Overloaded { // e.g. stopped by its detector before a trend
+			return "yes"
 		}
 		return "no"
 	}},
