@@ -741,15 +741,18 @@ func (f *fleet) summary() *Summary {
 		WindowEndS:     f.t1,
 		Percentiles:    Percentiles,
 	}
-	gpus, capacity := 0, 0
+	gpus, instances, capacity := 0, 0, 0
 	for _, p := range f.pools {
-		m := p.m.metrics(p.cfg.Count, p.ecfg.MaxSeqs, p.ecfg.MaxSeqs*p.cfg.Count, w)
-		m.Name, m.GPU, m.MaxContext = p.cfg.Name, p.cfg.GPU, p.cfg.MaxContext
+		n := p.cfg.Count * p.cfg.gpusPerInstance()
+		m := p.m.metrics(n, p.ecfg.MaxSeqs, p.ecfg.MaxSeqs*p.cfg.Count, w)
+		m.Name, m.GPU, m.MaxContext, m.Instances = p.cfg.Name, p.cfg.GPU, p.cfg.MaxContext, p.cfg.Count
 		s.Pools = append(s.Pools, m)
-		gpus += p.cfg.Count
+		gpus += n
+		instances += p.cfg.Count
 		capacity += p.ecfg.MaxSeqs * p.cfg.Count
 	}
 	s.Fleet = f.fm.metrics(gpus, 0, capacity, w)
+	s.Fleet.Instances = instances
 	s.Fleet.Name = "fleet"
 	if o := f.osd; o != nil {
 		for i := range s.Pools {
