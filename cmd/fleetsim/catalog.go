@@ -320,15 +320,14 @@ func writeCatalogList(w io.Writer, format string) error {
 	return nil
 }
 
-// writeInstanceNote adds, under a plan table, the physical GPUs of pools
-// whose profile is a computed tensor-parallel instance (the table counts
-// instances).
+// writeInstanceNote adds, under a plan table, the arithmetic of the GPUs
+// of pools whose profile is a computed tensor-parallel instance.
 func writeInstanceNote(w io.Writer, methods []fleetopt.MethodPlan) {
 	for _, m := range methods {
 		for _, pp := range m.Pools {
 			if pp.TP > 0 {
-				fmt.Fprintf(w, "%s %s pool: %d instances × tp %d = %d GPUs (GPUs columns count instances; $ = instances × tp × $/GPU-h)\n",
-					m.Method, pp.Name, pp.GPUs, pp.TP, pp.PhysicalGPUs)
+				fmt.Fprintf(w, "%s %s pool: %d instances × tp %d = %d GPUs ($ = instances × tp × $/GPU-h; μ_gpu, slots and the eq. 8 and profiler counts are per instance)\n",
+					m.Method, pp.Name, pp.GPUs, pp.TP, pp.PhysicalGPUs())
 			}
 		}
 	}

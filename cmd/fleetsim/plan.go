@@ -428,7 +428,16 @@ func writePlanTable(w io.Writer, p fleetopt.Plan) error {
 		fmt.Fprintln(w)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "method\tB_short\tγ\tpool\tgpu\tmax_ctx\tslots\tλ req/s\tμ_gpu req/s\tCs²\tGPUs\tutil\tP99 wait s\tP99 TTFT s\t"
+	// Computed TP instances: GPUs counts GPUs (instances × tp), beside an
+	// instances column.
+	tp := slices.ContainsFunc(p.Methods, func(m fleetopt.MethodPlan) bool { return m.TotalPhysicalGPUs() != m.TotalGPUs })
+	inst := func(n int) string {
+		if tp {
+			return strconv.Itoa(n) + "\t"
+		}
+		return ""
+	}
+	head := "method\tB_short\tγ\tpool\tgpu\tmax_ctx\tslots\tλ req/s\tμ_gpu req/s\tCs²\t" + map[bool]string{true: "instances\t"}[tp] + "GPUs\tutil\tP99 wait s\tP99 TTFT s\t"
 	if occ {
 		head += "GPUs paper\tP(wait)\tP99 TPOT s\t"
 	}
@@ -439,8 +448,8 @@ func writePlanTable(w io.Writer, p fleetopt.Plan) error {
 			b, g = strconv.Itoa(m.BShort), fmt.Sprintf("%.1f", m.Gamma)
 		}
 		for _, pp := range m.Pools {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.2f\t%.4g\t%.3f\t%d\t%.3f\t%.3f\t%.3f\t",
-				m.Method, b, g, pp.Name, pp.GPU, pp.MaxCtx, pp.Slots, pp.ArrivalRate, pp.MuGPU, pp.Cs2, pp.GPUs, pp.Utilization, pp.P99WaitS, pp.P99TTFTS)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.2f\t%.4g\t%.3f\t%s%d\t%.3f\t%.3f\t%.3f\t",
+				m.Method, b, g, pp.Name, pp.GPU, pp.MaxCtx, pp.Slots, pp.ArrivalRate, pp.MuGPU, pp.Cs2, inst(pp.GPUs), pp.PhysicalGPUs(), pp.Utilization, pp.P99WaitS, pp.P99TTFTS)
 			if occ && pp.Occupancy != nil {
 				fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t", pp.GPUsPaper, pp.Occupancy.PWait, pp.Occupancy.P99TPOTS)
 			}
@@ -452,14 +461,14 @@ func writePlanTable(w io.Writer, p fleetopt.Plan) error {
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "method\tGPUs\tcost $K/yr\tsavings\tα′\tclosed form α′(1−1/ρ)\teq. 8 GPUs\teq. 8 savings\tprofiler GPUs\tarchetype\t")
+	fmt.Fprintln(tw, "method\t"+map[bool]string{true: "instances\t"}[tp]+"GPUs\tcost $K/yr\tsavings\tα′\tclosed form α′(1−1/ρ)\teq. 8 GPUs\teq. 8 savings\tprofiler GPUs\tarchetype\t")
 	for _, m := range p.Methods {
 		arch := m.Archetype
 		if arch == "" {
 			arch = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.1f%%\t%.4f\t%.1f%%\t%.1f\t%.1f%%\t%d\t%s\t\n",
-			m.Method, m.TotalGPUs, m.AnnualUSD/1000, 100*m.Savings, m.AlphaPrime, 100*m.ClosedForm, m.Corrected, 100*m.CorrectedSav, m.ProfilerGPUs, arch)
+		fmt.Fprintf(tw, "%s\t%s%d\t%.0f\t%.1f%%\t%.4f\t%.1f%%\t%.1f\t%.1f%%\t%d\t%s\t\n",
+			m.Method, inst(m.TotalGPUs), m.TotalPhysicalGPUs(), m.AnnualUSD/1000, 100*m.Savings, m.AlphaPrime, 100*m.ClosedForm, m.Corrected, 100*m.CorrectedSav, m.ProfilerGPUs, arch)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,5 +103,67 @@ func checkTableCounts(t *testing.T, what, out string, want map[string][2]string)
 	}
 	if seen < len(want) {
 		t.Errorf("%s table: %d of the rows %v found in:\n%s", what, seen, want, out)
+	}
+}
+
+// TestPlanTPCountsGPUs: a plan of tensor-parallel instances gives gpus =
+// instances × tp and instances per pool, total_gpus and total_instances per
+// method, the same in its table, and `simulate --plan` reads the instances
+// back (issue 19: gpus counted instances). Hand computation from the pr
+// plan's 3 + 19 tp4 instances: 12 + 76 = 88 GPUs.
+func TestPlanTPCountsGPUs(t *testing.T) {
+	dir := t.TempDir()
+	planFile := filepath.Join(dir, "plan.json")
+	args := []string{"plan", "--gpu", "h100/llama-3.1-70b/tp4", "--rate", "50", "--b-short", "4096", "--method", "pr"}
+	code, _, errOut := runCLI(t, append(args, "--format", "json", "--out", planFile)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(planFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Methods []struct {
+			TotalGPUs      int `json:"total_gpus"`
+			TotalInstances int `json:"total_instances"`
+			Pools          []struct {
+				Name      string `json:"name"`
+				GPUs      int    `json:"gpus"`
+				Instances int    `json:"instances"`
+				TP        int    `json:"tp"`
+			} `json:"pools"`
+		} `json:"methods"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	m := doc.Methods[0]
+	if len(m.Pools) != 2 || m.Pools[0].Instances != 3 || m.Pools[0].GPUs != 12 || m.Pools[1].Instances != 19 || m.Pools[1].GPUs != 76 ||
+		m.TotalGPUs != 88 || m.TotalInstances != 22 {
+		t.Errorf("plan: %+v; want short 3 instances / 12 GPUs, long 19 / 76, total 22 / 88", m)
+	}
+	code, out, errOut := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "instances") {
+		t.Errorf("plan table has no instances column:\n%s", out)
+	}
+	code, out, errOut = runCLI(t, "simulate", "--plan", planFile, "--requests", "300", "--no-parquet", "--out", filepath.Join(dir, "sim"), "--format", "json")
+	if code != 0 {
+		t.Fatalf("simulate --plan: exit %d: %s", code, errOut)
+	}
+	var sum struct {
+		Fleet struct {
+			GPUs      int `json:"gpus"`
+			Instances int `json:"instances"`
+		} `json:"fleet"`
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Fleet.GPUs != 88 || sum.Fleet.Instances != 22 {
+		t.Errorf("simulate --plan: fleet %+v, want 88 GPUs, 22 instances", sum.Fleet)
 	}
 }

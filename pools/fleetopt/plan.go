@@ -187,9 +187,12 @@ type PoolPlan struct {
 	MuGPU        float64 `json:"mu_gpu"`                  // n_slots/E[S], requests/s per GPU
 	MeanServiceS float64 `json:"mean_service_s"`          // E[S], s
 	Cs2          float64 `json:"cs2"`                     // Var[S]/E[S]²
-	GPUs         int     `json:"gpus"`                    // planned GPU count (instances of the profile)
-	TP           int     `json:"tp,omitempty"`            // GPUs per instance of a computed profile (0: the profile does not state it)
-	PhysicalGPUs int     `json:"physical_gpus,omitempty"` // GPUs × TP for a computed profile
+	// GPUs is the planned count of instances of the profile (GPUs of a
+	// hand-written profile, TP groups of a computed one). In JSON, for a
+	// computed profile (TP > 0), "instances" holds it and "gpus" the
+	// physical GPUs, GPUs × TP (planjson.go).
+	GPUs int `json:"gpus"`
+	TP   int `json:"tp,omitempty"` // GPUs per instance of a computed profile (0: the profile does not state it)
 	GPUsByRhoMax int     `json:"gpus_by_rho_max"`         // ceil(λ/(ρ_max μ_gpu))
 	Utilization  float64 `json:"utilization"`             // λ/(GPUs·μ_gpu)
 	P99WaitS     float64 `json:"p99_wait_s"`              // Kimura P99 wait at GPUs, s
@@ -500,7 +503,7 @@ func (pl *Planner) sizePool(name string, long bool, ctx int, parts partList, lam
 	}
 	p.AnnualUSD = float64(p.GPUs) * g.CostPerHour * HoursPerYear
 	if g.TP > 0 {
-		p.TP, p.PhysicalGPUs = g.TP, p.GPUs*g.TP
+		p.TP = g.TP
 	}
 	return p, nil
 }
