@@ -10,12 +10,12 @@ type Quantiles struct {
 // PoolMetrics are one pool's (or the fleet's) measured metrics over the
 // post-warm-up requests.
 type PoolMetrics struct {
-	Name            string    `json:"name"`
-	GPU             string    `json:"gpu,omitempty"`
+	Name string `json:"name"`
+	GPU  string `json:"gpu,omitempty"`
 	// GPUs are the physical GPUs: Instances × the GPUs of one instance
 	// (its tensor-parallel degree; 1 for a profile that does not state it).
-	GPUs      int `json:"gpus"`
-	Instances int `json:"instances"` // serving instances (the pool's count)
+	GPUs            int       `json:"gpus"`
+	Instances       int       `json:"instances"` // serving instances (the pool's count)
 	MaxContext      int       `json:"max_ctx,omitempty"`
 	Slots           int       `json:"slots,omitempty"`
 	Arrived         int64     `json:"arrived"`
