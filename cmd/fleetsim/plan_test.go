@@ -141,7 +141,7 @@ func TestPlanBadInput(t *testing.T) {
 		{[]string{"--b-short", "4096", "--method", "pr", "--slo-ttft-p99", "100ms"}, "prefill"},
 		{[]string{"--workload", "agent-heavy", "--b-short", "128", "--method", "pr"}, "empty"},
 		{[]string{"--b-short", "4096", "--gamma", "0.9"}, "--gamma"},
-		{[]string{"--gpu", "h200", "--b-short", "4096"}, "h200/MODEL/tpN"}, // a GPU specification, not a profile
+		{[]string{"--gpu", "v100", "--b-short", "4096"}, `unknown GPU "v100"`}, // h200 was refused; since issue 19 a bare specification name serves catalog.DefaultModel
 		{[]string{"--gpu", "z900", "--b-short", "4096"}, "unknown GPU"},
 		{[]string{"--method", "fleetopt", "--fix-b"}, "--fix-b: needs --b-short"},
 		{[]string{"--b-short", "4096", "--format", "yaml"}, "--format"},

@@ -167,3 +167,31 @@ func TestPlanTPCountsGPUs(t *testing.T) {
 		t.Errorf("simulate --plan: fleet %+v, want 88 GPUs, 22 instances", sum.Fleet)
 	}
 }
+
+// TestBareGPUNamesCLI: bare catalog GPU names work as pools and planner
+// GPUs (issue 19: `--pool a:h200:...` and `plan --gpu l40s` were refused),
+// as the specification serving catalog.DefaultModel: h200 holds Llama-3.1-70B
+// at tp2 (141 GB × 0.9 − 2 GB per GPU against 141 GB of weights, so tp1 is
+// too small), so 2 instances are 4 GPUs.
+func TestBareGPUNamesCLI(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, "simulate", "--pool", "a:h200:2:8192", "--rate", "5", "--requests", "200", "--no-parquet", "--format", "json", "--out", dir)
+	if code != 0 {
+		t.Fatalf("simulate h200: exit %d: %s", code, errOut)
+	}
+	var sum struct {
+		Pools []struct {
+			GPUs      int `json:"gpus"`
+			Instances int `json:"instances"`
+		} `json:"pools"`
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Pools) != 1 || sum.Pools[0].Instances != 2 || sum.Pools[0].GPUs != 4 {
+		t.Errorf("h200 pool: %+v, want 2 instances of 2 GPUs", sum.Pools)
+	}
+	if code, _, errOut := runCLI(t, "plan", "--gpu", "l40s", "--b-short", "4096", "--method", "pr"); code != 0 {
+		t.Errorf("plan --gpu l40s: exit %d: %s", code, errOut)
+	}
+}
