@@ -308,6 +308,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return badInput("--out %q: %s", f.out, oneLine(err))
 		}
 	}
+	if err := checkRunDir(f.out, kindSimulate); err != nil {
+		return err
+	}
 	return simulate(cfg, src, f, stdout, stderr)
 }
 
@@ -428,6 +431,9 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	}
 	wrote = append(wrote, sp)
 	labels = append(labels, sp)
+	if err := finishRunDir(f.out, kindSimulate, wrote, true); err != nil {
+		return err
+	}
 
 	note := stdout
 	if f.format == "json" {

@@ -96,6 +96,9 @@ func (f *sweepFlags) findMaxRate(g *sweep.Grid, stdout, stderr io.Writer, stop f
 	if err := export.WriteFileAtomic(p, []byte(runs.String())); err != nil {
 		return err
 	}
+	if err := finishRunDir(f.out, kindMaxRate, []string{p}, true); err != nil {
+		return err
+	}
 	fmt.Fprintf(stderr, "wrote %s\n", p)
 	return nil
 }
