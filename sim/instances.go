@@ -11,3 +11,12 @@ func (p PoolConfig) gpusPerInstance() int {
 	}
 	return g.GPUsPerInstance()
 }
+
+// InstanceCount is the serving instances: Instances, or GPUs when they are
+// the same (Instances = 0).
+func (m *PoolMetrics) InstanceCount() int {
+	if m.Instances > 0 {
+		return m.Instances
+	}
+	return m.GPUs
+}

@@ -771,14 +771,19 @@ func (f *fleet) summary() *Summary {
 	for _, p := range f.pools {
 		n := p.cfg.Count * p.cfg.gpusPerInstance()
 		m := p.m.metrics(n, p.ecfg.MaxSeqs, p.ecfg.MaxSeqs*p.cfg.Count, w)
-		m.Name, m.GPU, m.MaxContext, m.Instances = p.cfg.Name, p.cfg.GPU, p.cfg.MaxContext, p.cfg.Count
+		m.Name, m.GPU, m.MaxContext = p.cfg.Name, p.cfg.GPU, p.cfg.MaxContext
+		if n != p.cfg.Count {
+			m.Instances = p.cfg.Count
+		}
 		s.Pools = append(s.Pools, m)
 		gpus += n
 		instances += p.cfg.Count
 		capacity += p.ecfg.MaxSeqs * p.cfg.Count
 	}
 	s.Fleet = f.fm.metrics(gpus, 0, capacity, w)
-	s.Fleet.Instances = instances
+	if instances != gpus {
+		s.Fleet.Instances = instances
+	}
 	s.Fleet.Name = "fleet"
 	if o := f.osd; o != nil {
 		for i := range s.Pools {

@@ -261,8 +261,8 @@ func TestSimulateOutputs(t *testing.T) {
 		t.Errorf("no per-pool table on stdout:\n%s", stdout)
 	}
 	entries, _ := os.ReadDir(out)
-	if len(entries) != 4 {
-		t.Errorf("--out holds %d entries, want 3 and the run marker (no temporary files): %v", len(entries), entries)
+	if len(entries) != 5 {
+		t.Errorf("--out holds %d entries, want 4 and the run marker (no temporary files): %v", len(entries), entries)
 	}
 	recs, err := export.ReadParquet(filepath.Join(out, requestsFile))
 	if err != nil {

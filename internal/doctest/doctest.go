@@ -211,15 +211,23 @@ func scriptCommands(body []string) (texts []string, starts []int) {
 			continue
 		}
 		start := j
-		text := body[j]
-		for strings.HasSuffix(strings.TrimRight(text, " \t"), "\\") && j+1 < len(body) {
-			j++
-			text += "\n" + body[j]
-		}
-		texts = append(texts, strings.TrimSpace(text))
+		var text string
+		text, j = continued(body, j, body[j])
+		texts = append(texts, text)
 		starts = append(starts, start)
 	}
 	return texts, starts
+}
+
+// continued joins first (line j of body) with the lines after it while a
+// line ends in a backslash, and returns the command and its last line.
+func continued(body []string, j int, first string) (string, int) {
+	text := first
+	for strings.HasSuffix(strings.TrimRight(text, " \t"), "\\") && j+1 < len(body) {
+		j++
+		text += "\n" + body[j]
+	}
+	return strings.TrimSpace(text), j
 }
 
 // consoleCommands returns the "$ " lines of a transcript (with their
@@ -230,12 +238,9 @@ func consoleCommands(body []string) (texts []string, starts []int) {
 			continue
 		}
 		start := j
-		text := strings.TrimPrefix(body[j], "$ ")
-		for strings.HasSuffix(strings.TrimRight(text, " \t"), "\\") && j+1 < len(body) {
-			j++
-			text += "\n" + body[j]
-		}
-		texts = append(texts, strings.TrimSpace(text))
+		var text string
+		text, j = continued(body, j, strings.TrimPrefix(body[j], "$ "))
+		texts = append(texts, text)
 		starts = append(starts, start)
 	}
 	return texts, starts

@@ -20,13 +20,13 @@ type tableColumn struct {
 
 // instancesColumn is shown after gpu when some pool's instances are not
 // its GPUs (tensor-parallel instances): gpus counts GPUs.
-var instancesColumn = tableColumn{"instances", func(m *sim.PoolMetrics) string { return strconv.Itoa(m.Instances) }}
+var instancesColumn = tableColumn{"instances", func(m *sim.PoolMetrics) string { return strconv.Itoa(m.InstanceCount()) }}
 
 // columns returns the table's columns for s: tableColumns, with the
 // instances column when some pool has several GPUs per instance.
 func columns(s *sim.Summary) []tableColumn {
 	for _, m := range s.Pools {
-		if m.Instances != m.GPUs {
+		if m.InstanceCount() != m.GPUs {
 			return slices.Insert(slices.Clone(tableColumns), 2, instancesColumn)
 		}
 	}
