@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,13 +34,7 @@ func TestSimulateOSD(t *testing.T) {
 			} `json:"osd"`
 		} `json:"pools"`
 	}
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummary(t, out, &sum)
 	if sum.OSDStop == nil || sum.OSDStop.By != "one" || !sum.Pools[0].OSD.Fired || sum.Requests > 40000 {
 		t.Errorf("summary: %d requests, stop %+v, pool verdict %+v", sum.Requests, sum.OSDStop, sum.Pools[0].OSD)
 	}
@@ -95,14 +88,16 @@ func TestSimulateOSDEnforceStopExit3(t *testing.T) {
 			Overloaded bool `json:"overloaded"`
 		} `json:"pools"`
 	}
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummary(t, out, &sum)
 	if !sum.Fleet.Overloaded || len(sum.Pools) != 1 || !sum.Pools[0].Overloaded {
 		t.Errorf("summary.json: fleet overloaded %v, pools %+v; want all true", sum.Fleet.Overloaded, sum.Pools)
+	}
+}
+
+// readSummary decodes DIR/summary.json into v.
+func readSummary(t *testing.T, dir string, v any) {
+	t.Helper()
+	if err := json.Unmarshal(readBytes(t, filepath.Join(dir, summaryFile)), v); err != nil {
+		t.Fatal(err)
 	}
 }
