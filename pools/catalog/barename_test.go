@@ -18,7 +18,7 @@ func TestBareCatalogGPUNames(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != want {
+		if got.Name != want.Name || got.W != want.W || got.H != want.H || got.KVBlocks != want.KVBlocks || got.CostPerHour != want.CostPerHour || got.TP != want.TP {
 			t.Errorf("%s = %+v, want %s/%s = %+v", name, got, name, DefaultModel, want)
 		}
 		if got.TP < 1 {
@@ -30,6 +30,15 @@ func TestBareCatalogGPUNames(t *testing.T) {
 	est, err := LookupGPU("h100-est")
 	if err != nil || est.W != 0.0048 || est.H != 0.00039 || est.CostPerHour != 3.90 || est.TP != 0 {
 		t.Errorf("h100-est = %+v, %v; want the hand-written estimate", est, err)
+	}
+	// Their weights (instance start-up) are the default model's; the
+	// estimate's are Llama-3-70B's, as before.
+	for _, c := range [][2]string{{"h200", "h200/llama-3.1-70b/tp2"}, {"h100-est", "a100"}} {
+		got, err1 := WeightBytes(c[0])
+		want, err2 := WeightBytes(c[1])
+		if err1 != nil || err2 != nil || got != want || got <= 0 {
+			t.Errorf("WeightBytes(%s) = %g (%v), want WeightBytes(%s) = %g (%v)", c[0], got, err1, c[1], want, err2)
+		}
 	}
 	// The papers' A100 and the other hand-written profiles are unchanged.
 	if a, _ := LookupGPU("a100"); a.W != 0.008 || a.H != 0.00065 || a.TP != 0 {
