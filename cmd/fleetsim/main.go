@@ -88,7 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, unknownCommand("fleetsim", name))
 		return 2
 	}
-	err := cmd.run(args, stdout, stderr)
+	err := runWithReport(name, cmd.run, args, stdout, stderr) // --report FILE (report_flag.go)
 	var in *inputError
 	var nr *export.NotRegularError
 	var st *exitStatusError

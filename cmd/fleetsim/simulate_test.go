@@ -252,7 +252,7 @@ func TestSimulateOutputs(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit status %d, stderr %q", code, stderr)
 	}
-	for _, f := range []string{requestsFile, summaryFile, poolsCSVFile} {
+	for _, f := range []string{requestsFile, summaryFile, poolsCSVFile, seriesFile} {
 		if !strings.Contains(stdout, filepath.Join(out, f)) {
 			t.Errorf("stdout does not say it wrote %s:\n%s", f, stdout)
 		}

@@ -37,7 +37,7 @@ const (
 
 // sweepOnlyFlags are simulate's flags that sweep replaces by grid flags (or
 // does not use).
-var sweepOnlyFlags = []string{"rate", "b-short", "gamma", "router", "timing", "out", "no-parquet", "csv", "format", "version"}
+var sweepOnlyFlags = []string{"rate", "b-short", "gamma", "router", "timing", "out", "no-parquet", "csv", "format", "version", "timeseries-interval", "requests-format"}
 
 // sweepFlags are the sweep command's flags: simulate's scenario flags plus
 // the grid and search flags.
@@ -163,6 +163,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 		kind = kindMaxRate
 	}
 	if err := checkRunDir(f.out, kind); err != nil {
+		return err
+	}
+	if err := checkReportPath(f.sim.extra.report); err != nil {
 		return err
 	}
 	stop, release := stopOnSignal()
@@ -419,6 +422,10 @@ func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io
 		return err
 	}
 	rows := sweep.Rows(res)
+	info, err := sweepFileInfo(g)
+	if err != nil {
+		return err
+	}
 	var wrote []string // for the closing message
 	note := func(paths ...string) {
 		wrote = append(wrote, paths...)
@@ -430,13 +437,13 @@ func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io
 			return err
 		}
 		p := filepath.Join(dir, fmt.Sprintf("part-%04d-of-%04d.parquet", shard.I, shard.N))
-		if err := export.WriteSweepParquet(p, rows); err != nil {
+		if err := export.WriteSweepParquet(p, rows, info); err != nil {
 			return err
 		}
 		note(p)
 	} else {
 		p := filepath.Join(f.out, sweepFile)
-		if err := export.WriteSweepParquet(p, rows); err != nil {
+		if err := export.WriteSweepParquet(p, rows, info); err != nil {
 			return err
 		}
 		note(p)
@@ -456,6 +463,11 @@ func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io
 				return err
 			}
 		}
+	}
+	if p, err := f.writeSweepReport(g, rows); err != nil {
+		return err
+	} else if p != "" {
+		note(p)
 	}
 
 	fmt.Fprintf(stdout, "fleetsim %s sweep: %d points", version, n)
