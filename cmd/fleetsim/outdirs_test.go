@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -11,7 +12,11 @@ import (
 // (issue 19: `capacity --plot-dir` had to exist, `plan --out a/plan.json`
 // was refused when a/ was missing).
 func TestOutputFlagsCreateDirectories(t *testing.T) {
-	trace := filepath.Join("..", "..", "workload", "testdata", "AzureLLMInferenceTrace_conv.csv")
+	// The first 300 requests of the Azure conversation trace: plots of the
+	// whole trace take seconds.
+	full := readBytes(t, filepath.Join("..", "..", "workload", "testdata", "AzureLLMInferenceTrace_conv.csv"))
+	lines := strings.SplitAfterN(string(full), "\n", 302)
+	trace := writeFile(t, t.TempDir(), "conv300.csv", strings.Join(lines[:301], ""))
 	variantsFile := filepath.Join("..", "..", "examples", "variants.yaml")
 	for _, tc := range []struct {
 		name  string
