@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"os"
 	"strings"
 	"testing"
 )
@@ -12,16 +11,7 @@ import (
 // writes the dtype as "dtype", which was ignored (a float32 model costed at
 // 2 bytes). "dtype" is read as torch_dtype; another quant_method is refused.
 func TestHFConfigDTypeAndQuant(t *testing.T) {
-	base, err := os.ReadFile("testdata/llama-3.1-8b-config.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	edit := func(old, new string) []byte {
-		if !strings.Contains(string(base), old) {
-			t.Fatalf("testdata lacks %q", old)
-		}
-		return []byte(strings.Replace(string(base), old, new, 1))
-	}
+	edit := llamaConfigEdit(t)
 	m, err := ParseHFConfig("x", edit(`"torch_dtype": "bfloat16"`, `"dtype": "float32"`))
 	if err != nil || m.WeightBytes != 4*m.Params {
 		t.Errorf(`"dtype": "float32": %v bytes for %v params (%v), want 4 per parameter`, m.WeightBytes, m.Params, err)

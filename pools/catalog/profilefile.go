@@ -78,8 +78,8 @@ func ParseProfileFileInstance(data []byte, readFile func(path string) ([]byte, e
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err == nil {
-		if err := checkWholeNumbers(&doc, reflect.TypeOf(f), ""); err != nil {
-			return GPU{}, nil, fmt.Errorf("profile file: %w", err)
+		if p, v, line := FractionInInt(&doc, reflect.TypeOf(f)); p != "" {
+			return GPU{}, nil, fmt.Errorf("profile file: line %d: %s = %s: must be a whole number", line, p, v)
 		}
 	}
 	specs := f.GPU != "" || f.GPUSpec != nil
