@@ -465,15 +465,17 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		wrote = append(wrote, p)
 		labels = append(labels, p)
 	}
+	// A stop signal while the outputs were written ends the run like one
+	// during the simulation: the deferred cleanup removes what was written
+	// (before the run directory's marker is written and an earlier run's
+	// stale files removed).
+	if err := intr.err("no output written"); err != nil {
+		return err
+	}
 	if err := finishRunDir(f.out, kindSimulate, wrote, true); err != nil {
 		return err
 	}
 
-	// A stop signal while the outputs were written ends the run like one
-	// during the simulation: the deferred cleanup removes what was written.
-	if err := intr.err("no output written"); err != nil {
-		return err
-	}
 	note := stdout
 	if f.format == "json" {
 		note = stderr
