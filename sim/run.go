@@ -694,6 +694,10 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 	if t != fl.fleetArrival {
 		tp = engine.Seconds(t)
 	}
+	fl.job.Prefix = nil
+	if p.cache { // prefixconfig.go: the pool's instances look the prompt up
+		fl.job.Prefix = (*engine.Prefix)(fl.req.Prefix)
+	}
 	out, inst, res, done := p.dispatch(&fl.job, tp, f.done[:0])
 	f.done = done
 	f.flushDone()
@@ -750,6 +754,7 @@ func (f *fleet) reject(fl *flight, t float64, reason, detail string, count bool)
 		Rejected:            true,
 		RejectedReason:      reason,
 		RejectedDetail:      detail,
+		Ext:                 RecordExt{PrefillInstance: int32(fl.instance), DecodeInstance: int32(fl.instance)},
 	}
 	f.write()
 	f.release(fl)
@@ -809,6 +814,7 @@ func (f *fleet) finish(res *engine.Result) {
 		Retries:             int32(fl.retries),
 		Compressed:          fl.compressed,
 		Warmup:              fl.warmup,
+		Ext:                 RecordExt{CachedTokens: int32(res.Cached), PrefillInstance: int32(fl.instance), DecodeInstance: int32(fl.instance)},
 	}
 	f.addBusy(p, adm, fin)
 	if f.winStarted && res.Finished >= f.t0ps && (!f.winEnded || res.Finished <= f.t1ps) {
@@ -823,6 +829,8 @@ func (f *fleet) finish(res *engine.Result) {
 		for _, m := range [2]*acc{&p.m, &f.fm} {
 			m.completed++
 			m.preemptions += int64(res.Preemptions)
+			m.cached += int64(res.Cached) // prefix cache (prefixmetrics.go)
+			m.prompt += int64(fl.job.In)
 			if meets {
 				m.sloMet++
 			}
@@ -867,6 +875,7 @@ func (f *fleet) summary() *Summary {
 	}
 	s.Fleet = f.fm.metrics(gpus, 0, capacity, w)
 	s.Fleet.Name = "fleet"
+	f.prefixSummary(s) // prefixmetrics.go
 	if o := f.osd; o != nil {
 		for i := range s.Pools {
 			var d *osd.Detector
