@@ -10,18 +10,20 @@ import (
 // bounded candidate set, so that a request costs a few cache lookups
 // whatever the pool's size:
 //
-//   - the Candidates instances that jump consistent hashing maps the
-//     prompt's first hash to (one per seed), so that requests sharing their
-//     first hash unit (a system prompt, a conversation) meet on the same
-//     instances while the pool's size stays fixed;
+//   - the prompt's homes: the Candidates instances that jump consistent
+//     hashing maps the prompt's first hash to (one per seed, in seed
+//     order), so that requests sharing their first hash unit (a system
+//     prompt, a conversation) meet on the same instances;
 //   - the least-loaded instance (fewest queued + running, lowest index).
 //
 // Each candidate is advanced to the arrival and asked engine.CachedPrefix:
 // the exact tokens an admission now would skip.
 //
-// prefix-affinity picks the candidate with the longest cached prefix among
-// those holding fewer than LoadCap requests (ties: the lower load, then the
-// lower index); when none holds any of the prompt, the least-loaded one.
+// prefix-affinity (consistent hashing with bounded loads, plus the cache)
+// picks, among the candidates holding fewer than LoadCap requests, the one
+// with the longest cached prefix (ties: the lower load, then the lower
+// index); when none holds any of the prompt, the first home under the cap;
+// when every home is at the cap, the least-loaded instance.
 // weighted picks the candidate with the highest
 // w·cached/L_in − (1−w)·load/slots (ties: the lower index).
 // A request without a prefix goes to the least-loaded instance.
@@ -95,18 +97,25 @@ func (p *pool) routePrefix(j *engine.Job, t engine.Time, out []engine.Result) (i
 	for s := range r.cands {
 		add(jumpHash(mix64(h+uint64(s)*routeSeed), n))
 	}
+	homes := len(r.seen)
 	ll, _ := p.disp.top()
 	add(ll)
-	best, bestCached := -1, 0
+	best, bestCached, home := -1, 0, -1
 	bestScore := 0.0
-	for _, i := range r.seen {
+	for k, i := range r.seen {
 		out = p.adv(i, t, out)
 		p.refresh(i)
 		cached := p.eng[i].CachedPrefix(j.Prefix, j.In)
-		load := int(p.eRun[i]) + int(p.eQueued[i])
+		load := p.load(i)
 		switch r.policy {
 		case RoutePrefixAffinity:
-			if cached == 0 || load >= r.loadCap {
+			if load >= r.loadCap {
+				continue
+			}
+			if home < 0 && k < homes {
+				home = i
+			}
+			if cached == 0 {
 				continue
 			}
 			if best < 0 || cached > bestCached || cached == bestCached && (load < p.load(best) || load == p.load(best) && i < best) {
@@ -118,6 +127,9 @@ func (p *pool) routePrefix(j *engine.Job, t engine.Time, out []engine.Result) (i
 				best, bestCached, bestScore = i, cached, sc
 			}
 		}
+	}
+	if best < 0 {
+		best = home
 	}
 	if best < 0 {
 		best, _ = p.disp.top()
