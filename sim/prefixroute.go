@@ -11,9 +11,10 @@ import (
 // whatever the pool's size:
 //
 //   - the prompt's homes: the Candidates instances that jump consistent
-//     hashing maps the prompt's first hash to (one per seed, in seed
-//     order), so that requests sharing their first hash unit (a system
-//     prompt, a conversation) meet on the same instances;
+//     hashing maps the prompt's hash unit at homeTokens (2,048 tokens) to
+//     (one per seed, in seed order), so that requests sharing their first
+//     2,048 tokens (the turns of a conversation) meet on the same
+//     instances;
 //   - the least-loaded instance (fewest queued + running, lowest index).
 //
 // Each candidate is advanced to the arrival and asked engine.CachedPrefix:
@@ -72,6 +73,20 @@ func jumpHash(key uint64, n int) int {
 	return int(b)
 }
 
+// homeTokens is the depth of the prompt that chooses its homes, tokens:
+// the hash unit covering token homeTokens−1 (or the prompt's last unit) is
+// the key, so that prompts sharing only a short common start (a system
+// prompt shorter than this) spread over the pool while the turns of one
+// conversation, which share it, meet on the same homes.
+const homeTokens = 2048
+
+// homeKey returns the consistent-hash key of a prefix: its hash unit at
+// homeTokens, with its position.
+func homeKey(p *engine.Prefix) uint64 {
+	k := min(len(p.Hashes), (homeTokens+p.Tokens-1)/p.Tokens) - 1
+	return p.Hashes[k] ^ mix64(uint64(k))
+}
+
 // routeSeed separates the consistent-hash seeds of the candidates.
 const routeSeed = 0x9e3779b97f4a7c15
 
@@ -93,7 +108,7 @@ func (p *pool) routePrefix(j *engine.Job, t engine.Time, out []engine.Result) (i
 		}
 		r.seen = append(r.seen, i)
 	}
-	h := j.Prefix.Hashes[0]
+	h := homeKey(j.Prefix)
 	for s := range r.cands {
 		add(jumpHash(mix64(h+uint64(s)*routeSeed), n))
 	}

@@ -3,6 +3,7 @@ package sim
 import (
 	"testing"
 
+	"github.com/fleetsim/fleetsim/engine"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -50,7 +51,7 @@ func TestPrefixAffinityFindsTheCache(t *testing.T) {
 		{ID: 0, Arrival: 0, InputTokens: 1100, OutputTokens: 2000, MaxOutputTokens: 2000, Prefix: P},
 		{ID: 1, Arrival: 0.5, InputTokens: 1100, OutputTokens: 10, MaxOutputTokens: 10, Prefix: P},
 	}
-	home := jumpHash(mix64(P.Hashes[0]), 4)
+	home := jumpHash(mix64(homeKey((*engine.Prefix)(P))), 4)
 	for _, tc := range []struct {
 		name           string
 		pc             *PrefixCacheConfig
