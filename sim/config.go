@@ -62,6 +62,9 @@ type PoolConfig struct {
 	// PrefixCache, when set, gives the pool's instances a prefix cache and
 	// chooses the pool's cache-aware routing (prefixconfig.go, issue 18).
 	PrefixCache *PrefixCacheConfig `json:"prefix_cache,omitempty" yaml:"prefix_cache,omitempty"`
+	// Disaggregated, when set, splits the pool into prefill and decode
+	// instances (disaggconfig.go, issue 18).
+	Disaggregated *DisaggConfig `json:"disaggregated,omitempty" yaml:"disaggregated,omitempty"`
 }
 
 // TimingOf returns the pool's timing preset: its own, else the run's.
@@ -313,6 +316,9 @@ func (c *Config) Validate() error {
 		// timing preset together).
 		if ecfg, err := p.engineConfig(g, p.TimingOf(c.Timing)); err == nil {
 			if err := p.PrefixCache.validate(f, p, ecfg.KVBlocks); err != nil {
+				return err
+			}
+			if err := p.Disaggregated.validate(f, p, g); err != nil { // disaggconfig.go
 				return err
 			}
 			if err := ecfg.Validate(); err != nil {

@@ -12,7 +12,7 @@ func (c Config) Effective() Config {
 	for i := range c.Pools {
 		if c.Pools[i].Dispatch == "" {
 			c.Pools[i].Dispatch = DispatchCentral
-			if c.Pools[i].PrefixCache.routing() != RouteLeastLoaded { // prefixroute.go: private queues
+			if c.Pools[i].PrefixCache.routing() != RouteLeastLoaded || c.Pools[i].Disaggregated != nil { // prefixroute.go, disagg.go: private queues
 				c.Pools[i].Dispatch = DispatchJSQ
 			}
 		}

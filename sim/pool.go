@@ -65,6 +65,7 @@ type pool struct {
 	w      engine.Time // the iteration's fixed cost W, rounded as the engine does
 	rr     int
 	pr     *prefixRoute // cache-aware routing (prefixroute.go); nil: least-loaded
+	dg     *disagg      // decode stage of a disaggregated pool (disagg.go); nil: colocated
 	cache  bool         // the instances have a prefix cache (jobs carry their prefix)
 	// stop, when set, is polled once per engine event in advance (it
 	// counts calls and polls the run's Options.Stop now and then); advance

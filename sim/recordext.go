@@ -24,7 +24,7 @@ type RecordExt struct {
 // RecordExt columns: some pool has a prefix cache or is disaggregated.
 func (c *Config) ExtendedRecords() bool {
 	for i := range c.Pools {
-		if c.Pools[i].PrefixCache != nil {
+		if c.Pools[i].PrefixCache != nil || c.Pools[i].Disaggregated != nil {
 			return true
 		}
 	}

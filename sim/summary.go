@@ -36,6 +36,9 @@ type PoolMetrics struct {
 	// PrefixCache reports the prefix cache (absent when the pool, or for
 	// the fleet every pool, has none; prefixmetrics.go).
 	PrefixCache *PrefixCacheMetrics `json:"prefix_cache,omitempty"`
+	// Disagg reports a disaggregated pool's stages and KV transfers
+	// (disagg.go; absent otherwise).
+	Disagg *DisaggMetrics `json:"disaggregated,omitempty"`
 }
 
 // PercentileMethod says how the latency quantiles of a summary were

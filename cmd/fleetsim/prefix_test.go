@@ -108,6 +108,12 @@ func TestPrefixCacheBadInput(t *testing.T) {
 		{"negative load cap", "{blocks: all, routing: prefix-affinity, load_cap: -1}", []string{"prefix_cache.load_cap", "-1"}},
 		{"candidates", "{blocks: all, routing: prefix-affinity, candidates: 65}", []string{"prefix_cache.candidates", "65"}},
 		{"routing with central dispatch", "{blocks: all, routing: prefix-affinity}, dispatch: central", []string{"prefix_cache.routing", "jsq"}},
+		// Disaggregation (the pool has count 2).
+		{"no prefill instance", "{blocks: all}, disaggregated: {prefill: 0, decode: 2}", []string{"pools[0].disaggregated.prefill", "0"}},
+		{"no decode instance", "{blocks: all}, disaggregated: {prefill: 2, decode: 0}", []string{"pools[0].disaggregated.decode", "0"}},
+		{"stages against count", "{blocks: all}, disaggregated: {prefill: 1, decode: 2}", []string{"pools[0].disaggregated", "count 2"}},
+		{"negative bandwidth", "{blocks: all}, disaggregated: {prefill: 1, decode: 1, link: {gb_s: -5}}", []string{"pools[0].disaggregated.link", "gb_s = -5"}},
+		{"negative latency", "{blocks: all}, disaggregated: {prefill: 1, decode: 1, link: {gb_s: 5, latency_s: -1}}", []string{"disaggregated.link", "latency_s = -1"}},
 	} {
 		cfg := writeFile(t, dir, "s.yaml", pool(tc.pc))
 		out := filepath.Join(dir, "out")
