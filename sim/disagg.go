@@ -49,8 +49,8 @@ type disagg struct {
 	// Results not yet handled, by (finish, ID): prefills that ended (an
 	// instance advanced past t may finish work after t) and decodes.
 	pre, post resHeap
-	xs, ws  sketch // transfer times and waits for a decode instance, s (post-warm-up)
-	nx      int64  // transfers
+	xs, ws    sketch // transfer times and waits for a decode instance, s (post-warm-up)
+	nx        int64  // transfers
 }
 
 // dgFlight is a disaggregated request's prefill, kept for its record.
