@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"encoding/binary"
+	"hash/fnv"
+
 	"github.com/fleetsim/fleetsim/engine"
 )
 
@@ -160,13 +163,12 @@ func (p *pool) routePrefix(j *engine.Job, t engine.Time, out []engine.Result) (i
 // load is instance i's queued + running requests (cached counts).
 func (p *pool) load(i int) int { return int(p.eRun[i]) + int(p.eQueued[i]) }
 
-// mix64 is the SplitMix64 finalizer (spreads a hash's bits before the
-// consistent hash uses them).
+// mix64 spreads a hash's bits before the consistent hash uses them
+// (64-bit FNV-1a of its bytes, little-endian).
 func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], x)
+	h := fnv.New64a()
+	h.Write(b[:])
+	return h.Sum64()
 }
