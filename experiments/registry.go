@@ -102,6 +102,7 @@ func All() []Experiment {
 		{Name: "tokenbudget-table3", Summary: "token-budget Table 3: TTFT and TPOT of the homogeneous and token-budget fleets (runs the simulator)", Slow: true, Run: TokenBudgetTable3},
 		{Name: "prefix-cache", Summary: "issue 18 (a): Mooncake conversation trace on one pool, no prefix cache vs a cache under least-loaded, prefix-affinity and weighted routing (runs the simulator)", Slow: true, ByName: true, Run: PrefixCache},
 		{Name: "disagg-goodput", Summary: "issue 18 (b): goodput of 8 H100 TP4 instances, colocated vs prefill/decode splits, Azure and agent-heavy (runs the simulator)", Slow: true, ByName: true, Run: DisaggGoodput},
+		{Name: "disagg-routing", Summary: "issue 18 (c): goodput of 16 H100 TP4 instances on Azure, one pool vs short/long pools, each colocated or disaggregated (runs the simulator)", Slow: true, ByName: true, Run: DisaggRouting},
 		{Name: "tokenbudget-table4", Summary: "token-budget Table 4: per-category EMA calibration at n = 50 and mis-route rates vs static 4.0", Run: TokenBudgetTable4},
 	}
 }
