@@ -41,8 +41,8 @@ func (o *simOutputs) check(noParquet bool) error {
 		o.intervalS = 0
 	} else {
 		v, err := parseSeconds(o.interval)
-		if err != nil || v < 0 || v != v || v > sim.MaxArrivalS {
-			return badInput("--timeseries-interval %q: want a duration > 0 such as 1s or 500ms, or 0/off for none", o.interval)
+		if err != nil || v != 0 && !(v >= sim.MinSeriesIntervalS && v <= sim.MaxArrivalS) {
+			return badInput("--timeseries-interval %q: want a duration from 1ms to %gs such as 1s or 500ms, or 0/off for none", o.interval, sim.MaxArrivalS)
 		}
 		o.intervalS = v
 	}
