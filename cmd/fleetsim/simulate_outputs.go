@@ -46,9 +46,15 @@ func (o *simOutputs) check(noParquet bool) error {
 		}
 		o.intervalS = v
 	}
-	for _, f := range o.formats {
+	if len(o.formats) == 0 {
+		return badInput("--requests-format \"\": want one or more of parquet, csv, jsonl (comma-separated; --no-parquet alone writes no per-request file)")
+	}
+	for i, f := range o.formats {
 		if !slices.Contains([]string{"parquet", "csv", "jsonl"}, f) {
 			return badInput("--requests-format %q: allowed: parquet, csv, jsonl (comma-separated)", f)
+		}
+		if slices.Contains(o.formats[:i], f) {
+			return badInput("--requests-format %q: %s named twice", strings.Join(o.formats, ","), f)
 		}
 	}
 	if noParquet {

@@ -235,3 +235,20 @@ func TestTimeSeriesIntervalRange(t *testing.T) {
 		t.Errorf("--timeseries-interval 1ms: exit %d: %s", code, stderr)
 	}
 }
+
+// TestRequestsFormatOnce: "csv,csv" wrote requests.csv twice (two sinks on
+// one path, "wrote requests.csv, requests.csv") and "" wrote no per-request
+// file without a word; both are refused, exit 2.
+func TestRequestsFormatOnce(t *testing.T) {
+	dir := t.TempDir()
+	for _, bad := range []string{"csv,csv", "parquet,jsonl,parquet", ""} {
+		o := filepath.Join(dir, "bad")
+		code, _, stderr := runCLI(t, append(append([]string{}, smallRun...), "--out", o, "--requests-format", bad)...)
+		if code != 2 || !strings.Contains(stderr, "--requests-format") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("--requests-format %q: exit %d, stderr %q; want 2 and one line naming the flag", bad, code, stderr)
+		}
+		if _, err := os.Stat(o); !os.IsNotExist(err) {
+			t.Errorf("--requests-format %q: %s created", bad, o)
+		}
+	}
+}
