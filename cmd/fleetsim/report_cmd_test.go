@@ -117,3 +117,14 @@ func TestTextCommandReport(t *testing.T) {
 		t.Errorf("--report plan.txt: exit %d, %q", code, stderr)
 	}
 }
+
+// TestReportFlagInHelp: --report FILE worked on plan, size, validate,
+// capacity, optimize and experiment but none of their --help listed it.
+func TestReportFlagInHelp(t *testing.T) {
+	for _, name := range textReportCommands {
+		code, stdout, stderr := runCLI(t, name, "--help")
+		if code != 0 || !strings.Contains(stdout, "--report FILE") {
+			t.Errorf("fleetsim %s --help: exit %d, no --report FILE in its flags (stderr %q)", name, code, stderr)
+		}
+	}
+}
