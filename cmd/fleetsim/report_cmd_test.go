@@ -128,3 +128,18 @@ func TestReportFlagInHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestTextReportOfEmptyStdout: plan -o FILE --report r.html printed nothing
+// on stdout, and the report was its metadata alone, without a word; it now
+// says where the output went.
+func TestTextReportOfEmptyStdout(t *testing.T) {
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "plan.html")
+	code, _, stderr := runCLI(t, "plan", "-o", filepath.Join(dir, "plan.md"), "--report", rep)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if b := readBytes(t, rep); !bytes.Contains(b, []byte("printed nothing on stdout")) {
+		t.Errorf("report of an empty stdout does not say so:\n%s", b[bytes.LastIndex(b, []byte("</style>")):])
+	}
+}
