@@ -25,6 +25,9 @@ type Check struct {
 	Requests int    // requests to simulate (the first 20% are warm-up)
 	Seed     uint64 // run seed
 	Dispatch string // pool dispatch: sim.DispatchJSQ (default), central or rr
+	// Stop, when set, interrupts the run (sim.Options.Stop): Run then
+	// returns sim.ErrStopped.
+	Stop func() bool
 }
 
 // Outcome is what the simulation measured over the post-warm-up requests.
@@ -46,7 +49,7 @@ const PoolName = "variant"
 // P = δ; see variants.Profile.EngineTiming), c.Batch slots, a KV cache that
 // holds c.Batch full requests (the model has no KV limit) and a prefill
 // chunk of the whole prompt (the model prefills a request in one pass).
-// The GPU entry ("h100") only supplies the catalog fields the override
+// The GPU entry ("h100-est") only supplies the catalog fields the override
 // leaves alone (block size).
 func Config(c Check) sim.Config {
 	blocks := c.Batch * ((c.In + c.Out + 15) / 16)
@@ -59,7 +62,7 @@ func Config(c Check) sim.Config {
 		Seed:     c.Seed,
 		Workload: workload.Spec{Rate: c.RateRPS, Requests: c.Requests},
 		Pools: []sim.PoolConfig{{
-			Name: PoolName, GPU: "h100", Count: c.Replicas, MaxContext: c.In + c.Out, Dispatch: d,
+			Name: PoolName, GPU: "h100-est", Count: c.Replicas, MaxContext: c.In + c.Out, Dispatch: d,
 			Override: &sim.EngineOverride{Timing: &t, MaxSeqs: c.Batch, KVBlocks: blocks, ChunkTokens: max(c.In, 1)},
 		}},
 		Timing:         "paper",
@@ -88,7 +91,7 @@ func Run(c Check) (Outcome, error) {
 		return Outcome{}, err
 	}
 	var m meanSink
-	s, err := sim.Run(cfg, src, &m, sim.Options{})
+	s, err := sim.Run(cfg, src, &m, sim.Options{Stop: c.Stop})
 	if err != nil {
 		return Outcome{}, err
 	}
