@@ -127,7 +127,7 @@ func (f Figure) Render(format string) ([]byte, error) {
 	}
 	if f.LogY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = logYTicks{}
 	}
 	if len(f.XTicks) > 0 {
 		ticks := make([]plot.Tick, len(f.XTicks))
@@ -332,6 +332,19 @@ func addRefs(p *plot.Plot, f Figure) error {
 		}
 	}
 	return nil
+}
+
+// logYTicks labels a log y axis by logTicks125 within two decades (a
+// sweep's P99 TTFT, 0.04–0.5 s, got a single label from plot.LogTicks) and
+// by powers of ten over wider ranges.
+type logYTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logYTicks) Ticks(lo, hi float64) []plot.Tick {
+	if lo > 0 && hi/lo < 100 {
+		return logTicks125{}.Ticks(lo, hi)
+	}
+	return plot.LogTicks{Prec: -1}.Ticks(lo, hi)
 }
 
 // logTicks125 labels a log axis at 1, 2 and 5 times the powers of ten in

@@ -88,3 +88,24 @@ func svgTickLabels(svg string) []string {
 		out = append(out, svg[:strings.Index(svg, "<")])
 	}
 }
+
+// TestLogYAxisLabels: a sweep report's P99 TTFT (0.04–0.5 s, log y) had
+// one label, 0.1 (plot.LogTicks labels powers of ten only); a log y axis
+// within two decades gets 1-2-5 labels.
+func TestLogYAxisLabels(t *testing.T) {
+	f := Figure{Name: "p99", Title: "t", XLabel: "x", YLabel: "y", LogY: true, NoLegend: true,
+		Series: []FigureSeries{{Name: "a", X: []float64{20, 40, 60}, Y: []float64{0.04, 0.2, 0.5}}}}
+	b, err := f.Render("svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var y []string
+	for _, l := range svgTickLabels(string(b)) {
+		if strings.HasPrefix(l, "0.") {
+			y = append(y, l)
+		}
+	}
+	if len(y) < 3 {
+		t.Errorf("log y axis 0.04–0.5: labels %q, want at least 3", y)
+	}
+}
