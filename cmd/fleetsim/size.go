@@ -67,7 +67,8 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 	tpotS := fs.String("slo-tpot-p99", "0", "P99 TPOT target (e.g. 50ms); 0 = none")
 	utilCap := fs.Float64("util-cap", 0, "cap on the measured slot utilization, in (0, 1); 0 = none")
 	seeds := fs.Int("seeds", sweep.DefaultSeeds, "K: every candidate is simulated with seeds 1..K and must pass on all")
-	requests := fs.Int("requests", sweep.DefaultSizeRequests, "measured requests per pool and run (a warm-up of five mean slot times is added)")
+	confirm := fs.Int("confirm-seeds", 0, "fresh seeds K+1..K+N the chosen count must also pass (it is raised until it does); 0 = K")
+	requests := fs.Int("requests", sweep.DefaultSizeRequests, "N: fleet requests per run; each pool's run is its part of a whole-fleet 'simulate --requests N --warmup 0.2' (N raised until the warm-up covers ten mean slot times; doubled up to 8× while a P99's 95% interval straddles its target)")
 	format := fs.String("format", "table", "output: table or json")
 	if help, err := parseFlags("size", fs, args, stdout, sizeUsage, false); help || err != nil {
 		return err
@@ -86,6 +87,8 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case *seeds < 1:
 		return badInput("--seeds %d: must be >= 1 (every seed must meet every target)", *seeds)
+	case *confirm < 0 || *confirm > 1000:
+		return badInput("--confirm-seeds %d: must be in [0, 1000] (0: as many as --seeds)", *confirm)
 	case *requests < 100:
 		// The library reads 0 as its default; on the command line 0 is a mistake.
 		return badInput("--requests %d: must be >= 100 measured requests per pool", *requests)
@@ -98,7 +101,7 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := sweep.SizeConfig{Workload: *wl, Rate: *rate, Method: strings.ToLower(*method), BShort: *bShort, Gamma: *gamma, PC: *pc,
 		GPU: *gpu, GPULong: *gpuLong, Timing: *timing, RhoMax: *rhoMax, SLOTTFTS: slo, SLOTPOTS: tpot, UtilCap: *utilCap,
-		Seeds: *seeds, Requests: *requests,
+		Seeds: *seeds, ConfirmSeeds: *confirm, Requests: *requests,
 		Progress: func(msg string) { fmt.Fprintln(stderr, "size: "+msg) }}
 	res, err := sweep.Size(cfg)
 	if err != nil {
@@ -114,7 +117,7 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 
 // sizeFlagNames turns the library's field names into flags.
 func sizeFlagNames(msg string) string {
-	for _, f := range []string{"seeds", "requests", "util-cap", "slo-tpot-p99", "method", "b-short", "workload", "gpu", "gpu-long"} {
+	for _, f := range []string{"seeds", "confirm-seeds", "requests", "util-cap", "slo-tpot-p99", "method", "b-short", "workload", "gpu", "gpu-long"} {
 		if strings.HasPrefix(msg, f+" ") {
 			return "--" + msg
 		}

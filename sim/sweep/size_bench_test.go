@@ -3,9 +3,9 @@ package sweep
 import "testing"
 
 // BenchmarkSize is issue 8's speed target: `fleetsim size` for the
-// pool-routing fleets of the three workloads at λ = 1,000 (3 seeds, 50,000
-// measured requests per pool and run) within 2 minutes per workload on 2
-// cores. Run with -benchtime 1x (BENCHMARKS.md).
+// pool-routing fleets of the three workloads at λ = 1,000 (3 search seeds,
+// 3 confirmation seeds, runs of 300,000 fleet requests or more) within 2
+// minutes per workload on 2 cores. Run with -benchtime 1x (BENCHMARKS.md).
 func BenchmarkSize(b *testing.B) {
 	for _, c := range []struct {
 		name string
