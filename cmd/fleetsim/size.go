@@ -68,7 +68,7 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 	utilCap := fs.Float64("util-cap", 0, "cap on the measured slot utilization, in (0, 1); 0 = none")
 	seeds := fs.Int("seeds", sweep.DefaultSeeds, "K: every candidate is simulated with seeds 1..K and must pass on all")
 	confirm := fs.Int("confirm-seeds", 0, "fresh seeds K+1..K+N the chosen count must also pass (it is raised until it does); 0 = K")
-	requests := fs.Int("requests", sweep.DefaultSizeRequests, "N: fleet requests per run; each pool's run is its part of a whole-fleet 'simulate --requests N --warmup 0.2' (N raised until the warm-up covers ten mean slot times; doubled up to 8× while a P99's 95% interval straddles its target)")
+	requests := fs.Int("requests", sweep.DefaultSizeRequests, "N: fleet requests per run; each pool's run is its part of a whole-fleet 'simulate --requests N --warmup 0.2' (N raised until the warm-up covers five mean slot times; doubled up to 4× while a P99's 95% interval straddles its target)")
 	format := fs.String("format", "table", "output: table or json")
 	if help, err := parseFlags("size", fs, args, stdout, sizeUsage, false); help || err != nil {
 		return err
