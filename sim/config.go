@@ -55,6 +55,18 @@ type PoolConfig struct {
 	TP       int          `json:"tp,omitempty" yaml:"tp,omitempty"`
 	Spec     string       `json:"spec,omitempty" yaml:"spec,omitempty"`
 	Instance *catalog.GPU `json:"instance,omitempty" yaml:"-"`
+	// Timing, when set, is this pool's iteration-time preset in place of
+	// the run's (Config.Timing), e.g. measured for a computed pool beside
+	// a hand-written one (catalog.TimingNames).
+	Timing string `json:"timing,omitempty" yaml:"timing,omitempty"`
+}
+
+// TimingOf returns the pool's timing preset: its own, else the run's.
+func (p PoolConfig) TimingOf(run string) string {
+	if p.Timing != "" {
+		return p.Timing
+	}
+	return run
 }
 
 // slots returns the pool's sequences per instance: MaxSeqs when set, else
@@ -64,6 +76,24 @@ func (p PoolConfig) slots(g catalog.GPU) int {
 		return p.MaxSeqs
 	}
 	return g.Slots(p.MaxContext)
+}
+
+// engineConfig returns the engine configuration of one instance of the
+// pool (profile g, timing preset timing): the catalog's, then the
+// override, max_seqs and kv_blocks.
+func (p PoolConfig) engineConfig(g catalog.GPU, timing string) (engine.Config, error) {
+	ecfg, err := g.EngineConfig(p.MaxContext, timing)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	p.Override.apply(&ecfg)
+	if p.MaxSeqs > 0 {
+		ecfg.MaxSeqs = p.MaxSeqs
+	}
+	if p.KVBlocks > 0 {
+		ecfg.KVBlocks = p.KVBlocks
+	}
+	return ecfg, nil
 }
 
 // InstanceProfile returns the pool's instance profile: Instance when set, else the
@@ -107,7 +137,7 @@ type Config struct {
 	Seed     uint64        `json:"seed" yaml:"seed"`
 	Workload workload.Spec `json:"workload" yaml:"workload"`
 	Pools    []PoolConfig  `json:"pools" yaml:"pools"`
-	Timing   string        `json:"timing" yaml:"timing"` // "kv" (default) or "paper"
+	Timing   string        `json:"timing" yaml:"timing"` // "auto" (default: calibrated for computed A100/H100 instances, else kv), "kv", "paper", "measured" or "calibrated" (catalog.TimingNames)
 	Router   RouterConfig  `json:"router" yaml:"router"`
 	// WarmupFraction of the arrivals (the first ones) is kept in the output
 	// with warmup=true and excluded from metrics. Default 0.2.
@@ -136,13 +166,13 @@ const (
 var (
 	dispatchNames = []string{DispatchCentral, DispatchJSQ, DispatchRR}
 	routerNames   = []string{RouterLength, RouterTokenBudget, RouterSpillover, RouterCR}
-	timingNames   = []string{catalog.TimingPaper, catalog.TimingKV}
+	timingNames   = catalog.TimingNames
 )
 
 // Defaults returns the default scenario: the FleetOpt paper's pool-routing
 // fleet (FleetOpt §7.1 and Table 5: 43 A100s at 4,096 tokens and 131 A100s
 // at 65,536 tokens) serving the built-in Azure CDF at 1,000 req/s (Poisson),
-// 100,000 requests, the kv timing preset, seed 1, the length router (p_c =
+// 100,000 requests, the auto timing preset (kv for these profiles), seed 1, the length router (p_c =
 // router.DefaultPC = 1 should a file or flag switch to C&R), central
 // dispatch, 20% warm-up and the SLO P99 TTFT <= 0.5 s (FleetOpt §7.1),
 // P99 TPOT <= 0.08 s (token-budget paper §4).
@@ -158,7 +188,7 @@ func Defaults() Config {
 			{Name: "short", GPU: "a100", Count: 43, MaxContext: 4096},
 			{Name: "long", GPU: "a100", Count: 131, MaxContext: 65536},
 		},
-		Timing:         catalog.DefaultTiming,
+		Timing:         catalog.TimingAuto,
 		Router:         RouterConfig{Config: router.Config{Kind: RouterLength, PC: router.DefaultPC}},
 		WarmupFraction: 0.2,
 		SLO:            SLO{TTFTS: 0.5, TPOTS: 0.08},
@@ -245,11 +275,22 @@ func (c *Config) Validate() error {
 				"exceeds the KV budget of one %s instance (%d blocks of %d tokens = %d tokens)",
 				g.Name, g.KVBlocks, g.BlockTokens, g.KVBlocks*g.BlockTokens)
 		}
+		if p.Timing != "" && !slices.Contains(timingNames, p.Timing) {
+			return bad(f+".timing", p.Timing, "allowed: %s (or absent: the run's timing)", strings.Join(timingNames, ", "))
+		}
+		if t := p.TimingOf(c.Timing); (t == catalog.TimingMeasured || t == catalog.TimingCalibrated) && (p.Override == nil || p.Override.Timing == nil) {
+			if _, err := g.StepModel(t); err != nil {
+				if p.Timing != "" {
+					return bad(f+".timing", t, "%s", err)
+				}
+				return bad("timing", t, "%s (pool %q): %s", f, p.Name, err)
+			}
+		}
 		if p.MaxSeqs < 0 || p.MaxSeqs > 1<<20 {
 			return bad(f+".max_seqs", p.MaxSeqs, "must be in [1, %d] (0 = the catalog's slot rule)", 1<<20)
 		}
-		if p.KVBlocks < 0 || p.KVBlocks > 1<<30 {
-			return bad(f+".kv_blocks", p.KVBlocks, "must be in [1, %d] (0 = the GPU's KV budget)", 1<<30)
+		if p.KVBlocks < 0 || p.KVBlocks > catalog.MaxKVBlocks {
+			return bad(f+".kv_blocks", p.KVBlocks, "must be in [1, %d] (0 = the GPU's KV budget)", catalog.MaxKVBlocks)
 		}
 		if p.KVBlocks > 0 && (p.MaxContext-2)/g.BlockTokens+1 > p.KVBlocks {
 			return bad(f+".kv_blocks", p.KVBlocks, "one request of max_ctx %d tokens needs %d blocks of %d tokens", p.MaxContext, (p.MaxContext-2)/g.BlockTokens+1, g.BlockTokens)
@@ -262,6 +303,14 @@ func (c *Config) Validate() error {
 		}
 		if err := p.Override.validate(f, p); err != nil {
 			return err
+		}
+		// The engine's own rules for the instance the run would build (its
+		// longest iteration depends on the slots, the KV budget and the
+		// timing preset together).
+		if ecfg, err := p.engineConfig(g, c.Timing); err == nil {
+			if err := ecfg.Validate(); err != nil {
+				return bad(f, p.Name, "%v", err)
+			}
 		}
 	}
 	if c.Router.Kind != "" && !slices.Contains(routerNames, c.Router.Kind) {

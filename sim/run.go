@@ -22,6 +22,9 @@ type Options struct {
 	// Stop, when set, is polled at every arrival and sampling tick; once it
 	// returns true the run ends with ErrStopped (an interrupted run).
 	Stop func() bool
+	// Series, when its Sink is set, records the run's time series
+	// (timeseries.go); it does not change the run.
+	Series SeriesOptions
 }
 
 // ErrStopped is returned by Run when Options.Stop asked it to end.
@@ -45,6 +48,9 @@ func Run(cfg Config, src workload.Source, sink Sink, opts Options) (*Summary, er
 	}
 	if err := f.run(); err != nil {
 		return nil, err
+	}
+	if f.seriesClose(); f.err != nil {
+		return nil, f.err
 	}
 	return f.summary(), nil
 }
@@ -113,6 +119,7 @@ type fleet struct {
 	fm acc // fleet metrics
 
 	osd *osdFeed // over-saturation detectors; nil when off
+	ts  *series  // time series recorder; nil when off
 }
 
 func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet, error) {
@@ -130,7 +137,7 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 	}
 	f := &fleet{cfg: cfg, src: src, sink: sink, opts: opts, fm: newAcc(), nextTick: math.Inf(1)}
 	for i, pc := range cfg.Pools {
-		p, err := newPool(pc, i, cfg.Timing, &f.flights)
+		p, err := newPool(pc, i, pc.TimingOf(cfg.Timing), &f.flights)
 		if err != nil {
 			return nil, err
 		}
@@ -143,6 +150,11 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 			}
 		}
 	}
+	ts, err := newSeries(opts.Series, f.pools)
+	if err != nil {
+		return nil, err
+	}
+	f.ts = ts
 	f.rank = append([]*pool(nil), f.pools...)
 	sort.SliceStable(f.rank, func(a, b int) bool { return f.rank[a].cfg.MaxContext < f.rank[b].cfg.MaxContext })
 	rp := make([]router.Pool, len(f.rank))
@@ -227,9 +239,11 @@ func (f *fleet) run() error {
 		return nil
 	}
 	// Drain: every instance runs to completion.
-	f.now = math.Inf(1)
-	f.advancePools(engine.Never)
-	f.emitDrain()
+	if f.seriesDrain(); !f.halted() {
+		f.now = math.Inf(1)
+		f.advancePools(engine.Never)
+		f.emitDrain()
+	}
 	if f.err != nil {
 		return f.err
 	}
@@ -318,6 +332,9 @@ func (f *fleet) onArrival(fl *flight) {
 // step brings the fleet to time t: pools advanced, finished requests up to t
 // emitted in (finish time, ID) order.
 func (f *fleet) step(t float64) {
+	if f.ts != nil {
+		f.seriesUpTo(t)
+	}
 	if t < f.now {
 		t = f.now
 	}
@@ -393,6 +410,9 @@ func (f *fleet) arrive(fl *flight) {
 	f.lastArr = t
 	if !fl.warmup {
 		f.fm.arrived++
+	}
+	if f.ts != nil {
+		f.seriesArrive(nil, fl.warmup)
 	}
 	if f.osd != nil {
 		f.osdArrive(t)
@@ -559,6 +579,9 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 	if !fl.warmup {
 		p.m.arrived++
 	}
+	if f.ts != nil {
+		f.seriesArrive(p, fl.warmup)
+	}
 	if need := fl.job.In + fl.job.Out; need > p.cfg.MaxContext {
 		if !fl.warmup {
 			p.m.rejected++
@@ -642,6 +665,9 @@ func (f *fleet) reject(fl *flight, t float64, reason, detail string, count bool)
 }
 
 func (f *fleet) write() {
+	if f.ts != nil {
+		f.seriesRecord(&f.rec)
+	}
 	if f.sink == nil {
 		return
 	}

@@ -87,12 +87,19 @@ func (s *sketch) quantile(q float64) float64 {
 	}
 	rank := uint64(math.Ceil(q * float64(s.n)))
 	rank = min(max(rank, 1), s.n)
+	return s.rankIn(rank, 0, len(s.counts)-1)
+}
+
+// rankIn returns the value of the given rank (1 <= rank <= n) when every
+// non-zero bucket lies in [lo, hi] (a windowed sketch scans only the buckets
+// it touched).
+func (s *sketch) rankIn(rank uint64, lo, hi int) float64 {
 	seen := s.zero
 	if seen >= rank {
 		return 0
 	}
-	for i, c := range s.counts {
-		seen += c
+	for i := lo; i <= hi; i++ {
+		seen += s.counts[i]
 		if seen >= rank {
 			exp := i>>sketchSubBits + sketchMinExp
 			sub := i & (sketchSub - 1)

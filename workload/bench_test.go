@@ -32,6 +32,13 @@ func BenchmarkSourceCDF(b *testing.B) {
 		benchSource(b, Spec{CDF: "agent-heavy", Rate: 1000, Arrival: "bursty", Split: "normal",
 			Categories: map[string]float64{"prose": 0.2, "code": 0.2, "cjk": 0.2, "rag": 0.2, "mixed": 0.2}})
 	})
+	// Rate profiles (docs/day.md): the time change's cost per request.
+	b.Run("azure-sin-day", func(b *testing.B) {
+		benchSource(b, Spec{CDF: "azure", RateProfile: "sin:mean=500,ratio=3,period=24h,peak=14h"})
+	})
+	b.Run("azure-linear-day", func(b *testing.B) {
+		benchSource(b, Spec{CDF: "azure", RateProfile: "linear:0=200,6h=800,12h=600,18h=300,period=24h"})
+	})
 }
 
 func BenchmarkCDFSample(b *testing.B) {

@@ -117,15 +117,24 @@ func newCDFSource(s Spec, c *CDF, seed uint64) (*cdfSource, error) {
 		limit:  int64(s.Requests),
 	}
 	rArr := NewRand(seed, StreamArrivals)
-	if s.Arrival == ArrivalBursty {
-		src.arrivals, err = NewMMPP(s.Rate, s.BurstRatio, s.BurstMeanS, s.CalmMeanS, rArr)
+	if s.RateProfile != "" {
+		src.arrivals, err = profileArrivals(s, rArr)
 	} else {
-		src.arrivals, err = NewPoisson(s.Rate, rArr)
+		src.arrivals, err = baseArrivals(s, s.Rate, rArr)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return src, nil
+}
+
+// baseArrivals returns s's arrival process, Poisson or the bursty MMPP, at
+// mean rate requests/s, drawing from rArr.
+func baseArrivals(s Spec, rate float64, rArr *rand.Rand) (Arrivals, error) {
+	if s.Arrival == ArrivalBursty {
+		return NewMMPP(rate, s.BurstRatio, s.BurstMeanS, s.CalmMeanS, rArr)
+	}
+	return NewPoisson(rate, rArr)
 }
 
 func (s *cdfSource) Next(r *Request) bool {
@@ -163,6 +172,7 @@ type traceSource struct {
 	path, format string
 	rows         []traceRec
 	t0, scale    float64
+	arrivals     Arrivals // with a rate profile: the arrival times (else the rows')
 	mix          *categoryMix
 	next         int
 }
@@ -173,6 +183,41 @@ type traceRec struct {
 	in, out, maxOut, bytes int32   // tokens; maxOut and bytes 0 when absent
 	cat                    Category
 	hasCat                 bool
+}
+
+// readTrace reads at most limit rows of the trace path in format, checking
+// that they are sorted by time, and hands each to use; it returns the first
+// and the last row's time. what names the trace in a limit error.
+func readTrace(path, format, what string, limit int, use func(TraceRow) error) (first, last float64, err error) {
+	f, rd, err := openTrace(path, format)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	for n := 0; n < limit; n++ {
+		row, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var le *LimitError
+			if errors.As(err, &le) {
+				return 0, 0, fmt.Errorf("workload: %s: %w", what, le)
+			}
+			return 0, 0, err
+		}
+		if n == 0 {
+			first, last = row.Time, row.Time
+		}
+		if err := checkOrder(path, format, row, last); err != nil {
+			return 0, 0, err
+		}
+		last = row.Time
+		if err := use(row); err != nil {
+			return 0, 0, err
+		}
+	}
+	return first, last, nil
 }
 
 // traceReader returns a reader of format on r.
@@ -197,6 +242,10 @@ func openTrace(path, format string) (io.Closer, TraceReader, error) {
 	if err != nil {
 		return nil, nil, traceErr(path, 0, "", "", "cannot open: %v", err)
 	}
+	if err := checkSize(f, path, MaxTraceBytes); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("workload: trace: %w", err)
+	}
 	maxLine := int64(MaxTraceLineBytes)
 	if format != TraceAzure && !(format == TraceGeneric && strings.EqualFold(filepath.Ext(path), ".csv")) {
 		maxLine = 0 // JSONL: the scanner's own limit, maxJSONLLine
@@ -218,38 +267,27 @@ func newTraceSource(s Spec, seed uint64) (*traceSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, rd, err := openTrace(s.Trace, format)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	src := &traceSource{path: s.Trace, format: format, mix: mix}
-	var first, last float64
-	for len(src.rows) < s.Requests {
-		row, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			var le *LimitError
-			if errors.As(err, &le) {
-				return nil, fmt.Errorf("workload: trace: %w", le)
-			}
-			return nil, err
-		}
-		if len(src.rows) == 0 {
-			first, last = row.Time, row.Time
-		}
-		if err := checkOrder(s.Trace, format, row, last); err != nil {
-			return nil, err
-		}
-		last = row.Time
+	first, last, err := readTrace(s.Trace, format, "trace", s.Requests, func(row TraceRow) error {
 		src.rows = append(src.rows, traceRec{time: row.Time, in: int32(row.Input), out: int32(row.Output),
 			maxOut: int32(row.MaxOutput), bytes: int32(row.Bytes), cat: row.Category, hasCat: row.HasCategory})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	n := len(src.rows)
 	if n == 0 {
 		return nil, traceErr(s.Trace, 0, "", "", "has no rows")
+	}
+	if s.RateProfile != "" { // the rows give the lengths, the profile the times
+		src.scale = 1
+		src.arrivals, err = profileArrivals(s, NewRand(seed, StreamArrivals))
+		if err != nil {
+			return nil, err
+		}
+		src.rows = slices.Clip(src.rows)
+		return src, nil
 	}
 	scale := 1.0
 	if s.Rate > 0 && n > 1 {
@@ -287,9 +325,13 @@ func (s *traceSource) Next(r *Request) bool {
 	if row.maxOut > 0 {
 		maxOut = int(row.maxOut)
 	}
+	arrival := (row.time - s.t0) * s.scale
+	if s.arrivals != nil {
+		arrival = s.arrivals.Next()
+	}
 	*r = Request{
 		ID:              int64(s.next),
-		Arrival:         (row.time - s.t0) * s.scale,
+		Arrival:         arrival,
 		InputTokens:     in,
 		OutputTokens:    int(row.out),
 		MaxOutputTokens: maxOut,

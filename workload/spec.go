@@ -46,6 +46,15 @@ type Spec struct {
 	InputFraction float64 `json:"input_fraction,omitempty" yaml:"input_fraction,omitempty"`
 	OutputMu      float64 `json:"output_mu,omitempty" yaml:"output_mu,omitempty"`
 	OutputSigma   float64 `json:"output_sigma,omitempty" yaml:"output_sigma,omitempty"`
+	// RateProfile makes the arrival rate vary in time, λ(t) (docs/day.md):
+	// "const:RATE", "sin:mean=M,ratio=R,period=P,peak=T",
+	// "step:T=RATE,...[,period=P]", "linear:T=RATE,...[,period=P]" or
+	// "trace-shape:FILE[,bucket=B][,mean=M][,format=F]". Arrivals are the
+	// Arrival process at the profile's mean rate, time-changed to λ(t)
+	// (see Profiled); with a trace, the rows give the lengths and the
+	// profile the arrival times. Rate is then 0 (the profile's mean) or
+	// that mean.
+	RateProfile string `json:"rate_profile,omitempty" yaml:"rate_profile,omitempty"`
 	// Categories is the content mix, category name -> share (shares sum to 1).
 	// Empty means all prose. Names: prose, code, cjk, rag, mixed.
 	Categories map[string]float64 `json:"categories,omitempty" yaml:"categories,omitempty"`

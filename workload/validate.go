@@ -96,7 +96,11 @@ func (s Spec) Validate() error {
 	if s.Requests < 1 || s.Requests > MaxRequests {
 		return fieldErr("requests", s.Requests, "must be in [1, %d]", MaxRequests)
 	}
-	if !isFinite(s.Rate) || s.Rate < 0 || (s.Rate == 0 && !trace) || s.Rate > MaxRate {
+	if s.RateProfile != "" {
+		if err := s.validateProfile(); err != nil {
+			return err
+		}
+	} else if !isFinite(s.Rate) || s.Rate < 0 || (s.Rate == 0 && !trace) || s.Rate > MaxRate {
 		if trace {
 			return fieldErr("rate", s.Rate, "must be 0 (the trace's own rate) or in [%g, %g] requests/s", MinRate, MaxRate)
 		}
@@ -105,10 +109,13 @@ func (s Spec) Validate() error {
 	switch s.Arrival {
 	case "", ArrivalPoisson:
 	case ArrivalBursty:
-		if trace {
+		if trace && s.RateProfile == "" {
 			return fieldErr("arrival", s.Arrival, "a trace replays its own timestamps (allowed with a trace: trace, or empty)")
 		}
 	case ArrivalTrace:
+		if trace && s.RateProfile != "" {
+			return fieldErr("arrival", s.Arrival, "with a rate_profile the arrivals follow the profile (allowed: poisson, bursty)")
+		}
 		if !trace {
 			return fieldErr("arrival", s.Arrival, "needs a trace file (allowed with a CDF: poisson, bursty)")
 		}
@@ -166,10 +173,11 @@ func (s Spec) WithDefaults() Spec {
 	trace := s.Trace != ""
 	if s.Arrival == "" {
 		s.Arrival = ArrivalPoisson
-		if trace {
+		if trace && s.RateProfile == "" {
 			s.Arrival = ArrivalTrace
 		}
 	}
+	s = s.profileDefaults()
 	if s.Arrival == ArrivalBursty {
 		if s.BurstRatio == 0 {
 			s.BurstRatio = DefaultBurstRatio
@@ -246,7 +254,7 @@ func (s Spec) checkApplies() error {
 		arrival := s.Arrival
 		if arrival == "" {
 			arrival = ArrivalPoisson
-			if trace {
+			if trace && s.RateProfile == "" {
 				arrival = ArrivalTrace
 			}
 		}

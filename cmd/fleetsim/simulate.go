@@ -37,6 +37,7 @@ type simFlags struct {
 	trace      string
 	traceFmt   string
 	arrival    string
+	profile    string
 	rate       float64
 	requests   int
 	seed       uint64
@@ -62,6 +63,7 @@ type simFlags struct {
 	csv        bool
 	format     string
 	version    bool
+	extra      simOutputs // time series, CSV/JSONL, report (simulate_outputs.go)
 }
 
 func newSimFlags() *simFlags {
@@ -74,11 +76,12 @@ func newSimFlags() *simFlags {
 	fs.StringVar(&f.trace, "trace", "", "replay a trace `FILE` instead of a CDF (Azure LLM trace .csv or Mooncake .jsonl; - reads stdin, with --trace-format)")
 	fs.StringVar(&f.traceFmt, "trace-format", "", "trace format: azure or mooncake (default: by extension)")
 	fs.StringVar(&f.arrival, "arrival", "poisson", "arrival process with a CDF: poisson or bursty")
+	fs.StringVar(&f.profile, "rate-profile", "", "time-varying arrival rate `KIND:PARAMS` (docs/day.md): const:RATE, sin:mean=M,ratio=R,period=P,peak=T, step:T=RATE,..., linear:T=RATE,..., trace-shape:FILE,bucket=B,mean=M")
 	fs.Float64Var(&f.rate, "rate", d.Workload.Rate, "mean arrival rate, requests/s (with --trace: rescale the trace to it; default its own rate)")
 	fs.IntVar(&f.requests, "requests", d.Workload.Requests, "number of requests (a trace may hold fewer)")
 	fs.Uint64Var(&f.seed, "seed", d.Seed, "random seed; the same seed gives byte-identical outputs")
 	fs.StringArrayVar(&f.pools, "pool", nil, "a pool `NAME:GPU:COUNT:MAXCTX` (repeatable; replaces the default pools "+poolsString(d.Pools)+")")
-	fs.StringVar(&f.timing, "timing", d.Timing, "iteration timing preset: kv (t = W + H/8192·kv_tokens) or paper (t = W + H·n_active)")
+	fs.StringVar(&f.timing, "timing", d.Timing, "iteration timing preset: auto (calibrated for computed A100/H100 instances, else kv), kv (t = W + H/8192·kv_tokens), paper (t = W + H·n_active), measured or calibrated (computed instances with data; prompt tokens charged)")
 	fs.StringVar(&f.dispatch, "dispatch", sim.DispatchCentral, "dispatch inside every pool: central (one FCFS queue), jsq (join shortest queue) or rr (round robin)")
 	fs.IntVar(&f.queueLimit, "queue-limit", 0, "most requests waiting in each pool; arrivals beyond it are rejected (0: no limit)")
 	fs.StringVar(&f.router, "router", d.Router.Kind, "router: length, token-budget, spillover or cr (docs/router.md)")
@@ -96,6 +99,7 @@ func newSimFlags() *simFlags {
 	fs.StringVar(&f.out, "out", "out", "output `DIR`: DIR/"+requestsFile+" and DIR/"+summaryFile+" (created if missing)")
 	fs.StringVar(&f.osd, "osd", sim.OSDMonitor, "over-saturation detector (guidellm's OSD, per pool and for the fleet, docs/osd.md): monitor (report whether and when it fired), enforce (also stop the run there) or off")
 	fs.BoolVar(&f.noParquet, "no-parquet", false, "do not write "+requestsFile)
+	f.extra.register(fs)
 	fs.BoolVar(&f.csv, "csv", false, "also write the per-pool table to DIR/"+poolsCSVFile)
 	fs.StringVar(&f.format, "format", "table", "stdout: table (per-pool Markdown table) or json (summary.json's content)")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
@@ -199,13 +203,17 @@ func (f *simFlags) scenario() (sim.Config, error) {
 	if ch("arrival") {
 		w.Arrival = f.arrival
 	}
+	if ch("rate-profile") {
+		w.RateProfile = f.profile
+	}
 	// The default rate belongs to the default CDF workload: a trace without
-	// an explicit rate replays its own timestamps.
+	// an explicit rate replays its own timestamps, and a rate profile gives
+	// its own mean.
 	switch {
 	case ch("rate"):
 		w.Rate = f.rate
 	case keys.rate:
-	case w.Trace != "":
+	case w.Trace != "" || w.RateProfile != "":
 		w.Rate = 0
 	default:
 		w.Rate = sim.Defaults().Workload.Rate
@@ -280,6 +288,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if f.out == "" {
 		return badInput("--out \"\": an output directory is needed")
 	}
+	if err := f.extra.check(f.noParquet); err != nil {
+		return err
+	}
 	cfg, err := f.scenario()
 	if err != nil {
 		return badInput("%s", err)
@@ -312,10 +323,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 
 // outputNames are the files a run writes inside --out.
 func (f *simFlags) outputNames() []string {
-	names := []string{summaryFile}
-	if !f.noParquet {
-		names = append(names, requestsFile)
-	}
+	names := append([]string{summaryFile}, f.extra.names()...)
 	if f.csv {
 		names = append(names, poolsCSVFile)
 	}
@@ -346,15 +354,16 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		sink    sim.Sink
 		parquet *export.ParquetSink
 	)
-	if !f.noParquet {
-		scen, jerr := json.Marshal(cfg)
-		if jerr != nil {
-			return jerr
-		}
-		parquet, err = export.NewParquetSinkInfo(filepath.Join(f.out, requestsFile), export.FileInfo{
-			Version: version,
-			Meta:    map[string]string{export.MetaSeed: strconv.FormatUint(cfg.Seed, 10), export.MetaScenario: string(scen)},
-		})
+	scen, err := json.Marshal(cfg)
+	if err != nil {
+		return err
+	}
+	info := export.FileInfo{
+		Version: version,
+		Meta:    map[string]string{export.MetaSeed: strconv.FormatUint(cfg.Seed, 10), export.MetaScenario: string(scen)},
+	}
+	if f.extra.parquet() {
+		parquet, err = export.NewParquetSinkInfo(filepath.Join(f.out, requestsFile), info)
 		if err != nil {
 			return err
 		}
@@ -363,6 +372,11 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	}
 
 	opts := sim.Options{Stop: intr.stopped}
+	extra, sink, err := f.extra.start(f.out, info, sink, &opts)
+	if err != nil {
+		return err
+	}
+	defer extra.abort() // no-op for the files closed
 	if isTerminal(stderr) {
 		total := int64(cfg.Workload.Requests)
 		if sz, ok := src.(workload.Sized); ok {
@@ -404,6 +418,13 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		wrote = append(wrote, parquet.Path())
 		labels = append(labels, fmt.Sprintf("%s (%d rows)", parquet.Path(), st.Rows))
 	}
+	{
+		o, p, l, err := extra.close()
+		outputs, wrote, labels = append(outputs, o...), append(wrote, p...), append(labels, l...)
+		if err != nil {
+			return err
+		}
+	}
 	if f.csv {
 		var b strings.Builder
 		if err := export.WriteTableCSV(&b, sum); err != nil {
@@ -423,6 +444,12 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	}
 	wrote = append(wrote, sp)
 	labels = append(labels, sp)
+	if p, err := extra.writeReport(sum, outputs); err != nil {
+		return err
+	} else if p != "" {
+		wrote = append(wrote, p)
+		labels = append(labels, p)
+	}
 
 	note := stdout
 	if f.format == "json" {
@@ -432,7 +459,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		}
 	} else {
 		fmt.Fprintf(stdout, "fleetsim %s: %d requests, %s workload, seed %d, %s timing, simulated %.1f s\n\n",
-			version, sum.Requests, workloadName(cfg.Workload), cfg.Seed, cfg.Timing, sum.SimTimeS)
+			version, sum.Requests, workloadName(cfg.Workload), cfg.Seed, timingLabel(cfg), sum.SimTimeS)
 		if err := export.WriteTable(stdout, sum); err != nil {
 			return err
 		}

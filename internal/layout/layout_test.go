@@ -30,6 +30,8 @@ var poolsWithin = map[string][]string{
 	"catalog":  {},
 	"queueing": {},
 	"fleetopt": {"catalog", "queueing", "occupancy"},
+	// autoscale's wva policy runs the variant optimizer.
+	"autoscale": {"catalog", "queueing", "variants"},
 }
 
 // poolsAllowed reports whether pools subpackage sub may import pools

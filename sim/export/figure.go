@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"image/color"
 	"math"
 	"path/filepath"
 	"slices"
@@ -37,6 +38,23 @@ type Figure struct {
 	// that sits high).
 	YFromZero bool
 	Series    []FigureSeries
+	// Refs are reference lines (an SLO target), drawn dashed in black
+	// across the data area.
+	Refs []FigureRef
+	// NoPoints draws the lines without point markers (dense series such
+	// as a distribution or a time series).
+	NoPoints bool
+	// NoLegend leaves the legend out of the drawing: the HTML report
+	// prints it beside the figure (Figure.Legend), off the data.
+	NoLegend bool
+}
+
+// FigureRef is a reference line of a Figure: vertical at X when Vertical,
+// else horizontal at Y.
+type FigureRef struct {
+	Label    string
+	Vertical bool
+	At       float64
 }
 
 // FigureSeries is one line of a Figure.
@@ -46,6 +64,36 @@ type FigureSeries struct {
 	// Dashed draws a reference line (e.g. the paper's values) in the
 	// colour of the solid series before it.
 	Dashed bool
+	// Scatter draws the points only, no line.
+	Scatter bool
+}
+
+// LegendEntry is one line of a figure's legend: its name, colour (CSS
+// #rrggbb) and style.
+type LegendEntry struct {
+	Name    string
+	Color   string
+	Dashed  bool
+	Scatter bool
+}
+
+// Legend returns the entries the legend of f shows, in order: its series
+// (with the colours Render gives them), then its reference lines (black,
+// dashed).
+func (f Figure) Legend() []LegendEntry {
+	var out []LegendEntry
+	ci := -1
+	for _, s := range f.Series {
+		if !s.Dashed || ci < 0 {
+			ci++
+		}
+		r, g, b, _ := plotutil.Color(ci).RGBA()
+		out = append(out, LegendEntry{Name: s.Name, Color: fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8), Dashed: s.Dashed, Scatter: s.Scatter})
+	}
+	for _, r := range f.Refs {
+		out = append(out, LegendEntry{Name: r.Label, Color: "#000000", Dashed: true})
+	}
+	return out
 }
 
 // Figure sizes.
@@ -70,7 +118,13 @@ func (f Figure) Render(format string) ([]byte, error) {
 	p.Add(plotter.NewGrid())
 	if f.LogX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.ConstantTicks(dataTicks(f.Series))
+		// A few points read best labelled at their values; a dense
+		// series (a distribution) by decades.
+		if t := dataTicks(f.Series); len(t) <= maxDataTicks {
+			p.X.Tick.Marker = plot.ConstantTicks(t)
+		} else {
+			p.X.Tick.Marker = logTicks125{}
+		}
 	}
 	if f.LogY {
 		p.Y.Scale = plot.LogScale{}
@@ -114,14 +168,35 @@ func (f Figure) Render(format string) ([]byte, error) {
 			line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 			line.Width = vg.Points(1)
 		}
-		p.Add(line, points)
-		p.Legend.Add(s.Name, line, points)
+		var thumbs []plot.Thumbnailer
+		switch {
+		case s.Scatter:
+			p.Add(points)
+			thumbs = []plot.Thumbnailer{points}
+		case f.NoPoints:
+			p.Add(line)
+			thumbs = []plot.Thumbnailer{line}
+		default:
+			p.Add(line, points)
+			thumbs = []plot.Thumbnailer{line, points}
+		}
+		if !f.NoLegend {
+			p.Legend.Add(s.Name, thumbs...)
+		}
 	}
-	p.Legend.ThumbnailWidth = vg.Points(20)
 	if f.YFromZero {
 		p.Y.Min = math.Min(p.Y.Min, 0)
+		if !(p.Y.Max > p.Y.Min) { // all zero: a unit axis, not [-1, 1]
+			p.Y.Max = p.Y.Min + 1
+		}
 	}
-	legendRoom(p)
+	if err := addRefs(p, f); err != nil {
+		return nil, err
+	}
+	p.Legend.ThumbnailWidth = vg.Points(20)
+	if !f.NoLegend {
+		legendRoom(p)
+	}
 	wt, err := p.WriterTo(figureWidth, figureHeight, format)
 	if err != nil {
 		return nil, err
@@ -151,6 +226,10 @@ func WriteFigure(dir string, f Figure) ([]string, error) {
 	return wrote, nil
 }
 
+// maxDataTicks is the most x values a log axis is labelled at (beyond, it
+// is labelled by decades).
+const maxDataTicks = 16
+
 // dataTicks are ticks at every distinct x value of the series (a log axis
 // of a few points reads better labelled at its points): multiples of 1,024
 // print as 1K, 2K, …, others as %g.
@@ -171,6 +250,65 @@ func dataTicks(series []FigureSeries) []plot.Tick {
 			label = strconv.FormatFloat(x/1024, 'g', -1, 64) + "K"
 		}
 		ticks[i] = plot.Tick{Value: x, Label: label}
+	}
+	return ticks
+}
+
+// addRefs draws f's reference lines across the data range of p (widened to
+// hold them).
+func addRefs(p *plot.Plot, f Figure) error {
+	for _, r := range f.Refs {
+		if math.IsNaN(r.At) || math.IsInf(r.At, 0) || ((f.LogX && r.Vertical || f.LogY && !r.Vertical) && !(r.At > 0)) {
+			continue
+		}
+		var xy plotter.XYs
+		if r.Vertical {
+			p.X.Min, p.X.Max = math.Min(p.X.Min, r.At), math.Max(p.X.Max, r.At)
+			xy = plotter.XYs{{X: r.At, Y: p.Y.Min}, {X: r.At, Y: p.Y.Max}}
+		} else {
+			p.Y.Min, p.Y.Max = math.Min(p.Y.Min, r.At), math.Max(p.Y.Max, r.At)
+			xy = plotter.XYs{{X: p.X.Min, Y: r.At}, {X: p.X.Max, Y: r.At}}
+		}
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return err
+		}
+		l.Color = color.Black
+		l.Width = vg.Points(1.2)
+		l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		p.Add(l)
+		if !f.NoLegend {
+			p.Legend.Add(r.Label, l)
+		}
+	}
+	return nil
+}
+
+// logTicks125 labels a log axis at 1, 2 and 5 times the powers of ten in
+// its range (plot.LogTicks labels the powers only, which leaves a range of
+// less than two decades with one label or none), with minor ticks at the
+// other integers times the powers.
+type logTicks125 struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks125) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi > lo) {
+		return nil
+	}
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		p := math.Pow(10, e)
+		for m := 1.0; m <= 9; m++ {
+			v := m * p
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || m == 2 || m == 5 {
+				t.Label = strconv.FormatFloat(v, 'g', 4, 64)
+			}
+			ticks = append(ticks, t)
+		}
 	}
 	return ticks
 }

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/fleetsim/fleetsim/sim"
 )
@@ -96,12 +95,7 @@ func (b *rowBuf) nullable(i int, x float64) *float64 {
 
 // Record converts a Parquet row back to a sim.Record (NULL becomes NaN).
 func (r *Row) Record() sim.Record {
-	f := func(p *float64) float64 {
-		if p == nil {
-			return math.NaN()
-		}
-		return *p
-	}
+	f := orNaN
 	return sim.Record{
 		ID: r.ID, Pool: r.Pool, Instance: r.Instance, Category: r.Category,
 		ArrivalS: r.ArrivalS, AdmitS: f(r.AdmitS), FirstTokenS: f(r.FirstTokenS),
@@ -113,6 +107,14 @@ func (r *Row) Record() sim.Record {
 		Compressed: r.Compressed, Warmup: r.Warmup, Rejected: r.Rejected,
 		RejectedReason: r.RejectedReason, RejectedDetail: r.RejectedDetail,
 	}
+}
+
+// orNaN is the value of a nullable column, NaN for NULL.
+func orNaN(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
 }
 
 // Stats are totals of the rows written, computed from the records as they
@@ -221,20 +223,7 @@ func NewParquetSinkInfo(path string, info FileInfo) (*ParquetSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	by := Application
-	opts := []parquet.WriterOption{
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
-		parquet.MaxRowsPerRowGroup(RowGroupRows),
-	}
-	if info.Version != "" {
-		by += " version " + info.Version
-		opts = append(opts, parquet.KeyValueMetadata(MetaVersion, info.Version))
-	}
-	opts = append(opts, createdBy(by))
-	for k, v := range info.Meta {
-		opts = append(opts, parquet.KeyValueMetadata(k, v))
-	}
-	w := parquet.NewGenericWriter[Row](f, opts...)
+	w := parquet.NewGenericWriter[Row](f, parquetOptions(info)...)
 	s := &ParquetSink{
 		f: f, w: w,
 		free: make(chan *batch, pipelineBatches+1),

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/fleetsim/fleetsim/sim"
+	"github.com/fleetsim/fleetsim/sim/export"
+)
+
+// Output files of simulate besides requests.parquet and summary.json.
+const (
+	seriesFile       = "timeseries.parquet"
+	requestsCSVFile  = "requests.csv"
+	requestsJSONFile = "requests.jsonl"
+)
+
+// simOutputs are simulate's optional outputs: the time series, per-request
+// CSV/JSONL and the HTML report (docs/report.md).
+type simOutputs struct {
+	interval  string   // --timeseries-interval
+	formats   []string // --requests-format
+	report    string   // --report
+	intervalS float64  // parsed interval, s; 0: no time series
+}
+
+func (o *simOutputs) register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.interval, "timeseries-interval", "1s", "time series interval in simulated time (500ms, 2s, 10): DIR/"+seriesFile+" per pool per interval; 0 or off: none")
+	fs.StringSliceVar(&o.formats, "requests-format", []string{"parquet"}, "per-request outputs, comma-separated: parquet (DIR/"+requestsFile+"), csv (DIR/"+requestsCSVFile+"), jsonl (DIR/"+requestsJSONFile+"); the same rows in each")
+	fs.StringVar(&o.report, "report", "", "also write a self-contained HTML report to `FILE` (fleetsim report DIR writes one later)")
+}
+
+// check parses the flags; errors are bad input.
+func (o *simOutputs) check(noParquet bool) error {
+	if o.interval == "off" {
+		o.intervalS = 0
+	} else {
+		v, err := parseSeconds(o.interval)
+		if err != nil || v < 0 || v != v || v > sim.MaxArrivalS {
+			return badInput("--timeseries-interval %q: want a duration > 0 such as 1s or 500ms, or 0/off for none", o.interval)
+		}
+		o.intervalS = v
+	}
+	for _, f := range o.formats {
+		if !slices.Contains([]string{"parquet", "csv", "jsonl"}, f) {
+			return badInput("--requests-format %q: allowed: parquet, csv, jsonl (comma-separated)", f)
+		}
+	}
+	if noParquet {
+		o.formats = slices.DeleteFunc(o.formats, func(f string) bool { return f == "parquet" })
+	}
+	if o.report != "" {
+		if err := export.CheckReplaceable(o.report); err != nil {
+			return badInput("--report %q: %s", o.report, oneLine(err))
+		}
+		if filepath.Ext(o.report) != ".html" && filepath.Ext(o.report) != ".htm" {
+			return badInput("--report %q: want an .html file name", o.report)
+		}
+	}
+	return nil
+}
+
+// parquet tells whether requests.parquet is written.
+func (o *simOutputs) parquet() bool { return slices.Contains(o.formats, "parquet") }
+
+// names are the files written inside --out (besides summary.json).
+func (o *simOutputs) names() []string {
+	var n []string
+	if o.parquet() {
+		n = append(n, requestsFile)
+	}
+	if slices.Contains(o.formats, "csv") {
+		n = append(n, requestsCSVFile)
+	}
+	if slices.Contains(o.formats, "jsonl") {
+		n = append(n, requestsJSONFile)
+	}
+	if o.intervalS > 0 {
+		n = append(n, seriesFile)
+	}
+	return n
+}
+
+// simRun holds the optional sinks of one simulate run.
+type simRun struct {
+	o      *simOutputs
+	dir    string
+	text   []*export.TextSink
+	series *export.SeriesSink
+	coll   *export.RunCollector // for --report
+}
+
+// start opens the optional sinks; sink is requests.parquet's (may be nil).
+// It returns the sink the run writes to and sets opts.Series.
+func (o *simOutputs) start(dir string, info export.FileInfo, sink sim.Sink, opts *sim.Options) (*simRun, sim.Sink, error) {
+	r := &simRun{o: o, dir: dir}
+	sinks := []sim.Sink{}
+	if sink != nil {
+		sinks = append(sinks, sink)
+	}
+	for _, f := range o.formats {
+		var name string
+		switch f {
+		case "csv":
+			name = requestsCSVFile
+		case "jsonl":
+			name = requestsJSONFile
+		default:
+			continue
+		}
+		t, err := export.NewTextSink(filepath.Join(dir, name), f)
+		if err != nil {
+			r.abort()
+			return nil, nil, err
+		}
+		r.text = append(r.text, t)
+		sinks = append(sinks, t)
+	}
+	var series []sim.SeriesSink
+	if o.intervalS > 0 {
+		s, err := export.NewSeriesSink(filepath.Join(dir, seriesFile), info)
+		if err != nil {
+			r.abort()
+			return nil, nil, err
+		}
+		r.series = s
+		series = append(series, s)
+	}
+	if o.report != "" {
+		r.coll = export.NewRunCollector()
+		sinks = append(sinks, r.coll)
+		if o.intervalS > 0 {
+			series = append(series, r.coll)
+		}
+	}
+	if len(series) > 0 {
+		opts.Series = sim.SeriesOptions{Sink: export.TeeSeries(series), IntervalS: o.intervalS}
+	}
+	switch len(sinks) {
+	case 0:
+		return r, nil, nil
+	case 1:
+		return r, sinks[0], nil
+	}
+	return r, export.TeeSink(sinks), nil
+}
+
+// abort discards every optional file (a no-op for those already closed).
+func (r *simRun) abort() {
+	for _, t := range r.text {
+		t.Abort()
+	}
+	if r.series != nil {
+		r.series.Abort()
+	}
+}
+
+// close commits the optional files; it returns the outputs for summary.json,
+// the paths written and how stdout names them.
+func (r *simRun) close() (outs []export.OutputFile, paths, labels []string, err error) {
+	for _, t := range r.text {
+		if err := t.Close(); err != nil {
+			return outs, paths, labels, err
+		}
+		outs = append(outs, export.OutputFile{Name: filepath.Base(t.Path()), Kind: t.Format()})
+		paths = append(paths, t.Path())
+		labels = append(labels, fmt.Sprintf("%s (%d rows)", t.Path(), t.Rows()))
+	}
+	if r.series != nil {
+		if err := r.series.Close(); err != nil {
+			return outs, paths, labels, err
+		}
+		outs = append(outs, export.OutputFile{Name: seriesFile, Kind: "timeseries"})
+		paths = append(paths, r.series.Path())
+		labels = append(labels, fmt.Sprintf("%s (%d rows)", r.series.Path(), r.series.Rows()))
+	}
+	return outs, paths, labels, nil
+}
+
+// writeReport writes --report from the collected run.
+func (r *simRun) writeReport(sum *sim.Summary, outputs []export.OutputFile) (string, error) {
+	if r.coll == nil {
+		return "", nil
+	}
+	names := make([]string, len(outputs))
+	for i, o := range outputs {
+		names[i] = o.Name
+	}
+	rep := r.coll.Report(sum, "fleetsim simulate", r.dir, strings.Join(names, ", "))
+	if d := filepath.Dir(r.o.report); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", fmt.Errorf("--report %s: %w", r.o.report, err)
+		}
+	}
+	if err := export.WriteReportFile(r.o.report, rep); err != nil {
+		return "", err
+	}
+	return r.o.report, nil
+}

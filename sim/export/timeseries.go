@@ -1,0 +1,167 @@
+package export
+
+import (
+	"fmt"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+
+	"github.com/fleetsim/fleetsim/sim"
+)
+
+// SeriesParquetRow is the Parquet schema of timeseries.parquet: one row per
+// interval and pool, then the fleet's row (pool "fleet", pool_index −1), in
+// time order. Times are seconds of simulated time; a TTFT quantile of an
+// interval where nothing completed is NULL. docs/report.md documents every
+// column. A column added to sim.SeriesRow is added here and in
+// NewSeriesParquetRow.
+type SeriesParquetRow struct {
+	Interval       int64    `parquet:"interval"`
+	IntervalStartS float64  `parquet:"interval_start_s"`
+	IntervalEndS   float64  `parquet:"interval_end_s"`
+	Pool           string   `parquet:"pool,dict"`
+	PoolIndex      int32    `parquet:"pool_index"`
+	Arrivals       int64    `parquet:"arrivals"`
+	WarmupArrivals int64    `parquet:"warmup_arrivals"`
+	Completions    int64    `parquet:"completions"`
+	Rejections     int64    `parquet:"rejections"`
+	Queue          int64    `parquet:"queue"`
+	Running        int64    `parquet:"running"`
+	KVBlocksUsed   int64    `parquet:"kv_blocks_used"`
+	KVBlocksTotal  int64    `parquet:"kv_blocks_total"`
+	TTFTP50S       *float64 `parquet:"ttft_p50_s"`
+	TTFTP99S       *float64 `parquet:"ttft_p99_s"`
+}
+
+// NewSeriesParquetRow converts a time-series row to its Parquet form.
+func NewSeriesParquetRow(r *sim.SeriesRow) SeriesParquetRow {
+	return SeriesParquetRow{
+		Interval: r.Interval, IntervalStartS: r.StartS, IntervalEndS: r.EndS,
+		Pool: r.Pool, PoolIndex: int32(r.PoolIndex),
+		Arrivals: r.Arrivals, WarmupArrivals: r.WarmupArrivals,
+		Completions: r.Completions, Rejections: r.Rejections,
+		Queue: r.Queue, Running: r.Running,
+		KVBlocksUsed: r.KVBlocksUsed, KVBlocksTotal: r.KVBlocksTotal,
+		TTFTP50S: nullable(r.TTFTP50S), TTFTP99S: nullable(r.TTFTP99S),
+	}
+}
+
+// SeriesRow converts a Parquet row back (NULL becomes NaN).
+func (r *SeriesParquetRow) SeriesRow() sim.SeriesRow {
+	return sim.SeriesRow{
+		Interval: r.Interval, StartS: r.IntervalStartS, EndS: r.IntervalEndS,
+		Pool: r.Pool, PoolIndex: int(r.PoolIndex),
+		Arrivals: r.Arrivals, WarmupArrivals: r.WarmupArrivals,
+		Completions: r.Completions, Rejections: r.Rejections,
+		Queue: r.Queue, Running: r.Running,
+		KVBlocksUsed: r.KVBlocksUsed, KVBlocksTotal: r.KVBlocksTotal,
+		TTFTP50S: orNaN(r.TTFTP50S), TTFTP99S: orNaN(r.TTFTP99S),
+	}
+}
+
+// SeriesSink is a sim.SeriesSink writing timeseries.parquet (schema
+// SeriesParquetRow, zstd) as the run goes: rows are buffered up to one row
+// group (RowGroupRows), so memory stays bounded however long the run. The
+// file appears at its path only when Close succeeds; Abort (or a failed
+// Close) leaves nothing.
+type SeriesSink struct {
+	f    *atomicFile
+	w    *parquet.GenericWriter[SeriesParquetRow]
+	buf  []SeriesParquetRow
+	rows int64
+	err  error
+}
+
+// NewSeriesSink starts timeseries.parquet at path with the run information
+// of info (created_by and key-value metadata, as requests.parquet).
+func NewSeriesSink(path string, info FileInfo) (*SeriesSink, error) {
+	f, err := createAtomic(path)
+	if err != nil {
+		return nil, err
+	}
+	w := parquet.NewGenericWriter[SeriesParquetRow](f, parquetOptions(info)...)
+	return &SeriesSink{f: f, w: w}, nil
+}
+
+// parquetOptions are the writer options of every Parquet file fleetsim
+// writes: zstd, RowGroupRows per row group, created_by and the key-value
+// metadata of info (MetaVersion, then info.Meta in key order).
+func parquetOptions(info FileInfo) []parquet.WriterOption {
+	by := Application
+	opts := []parquet.WriterOption{
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
+		parquet.MaxRowsPerRowGroup(RowGroupRows),
+	}
+	if info.Version != "" {
+		by += " version " + info.Version
+		opts = append(opts, parquet.KeyValueMetadata(MetaVersion, info.Version))
+	}
+	opts = append(opts, createdBy(by))
+	for k, v := range info.Meta {
+		opts = append(opts, parquet.KeyValueMetadata(k, v))
+	}
+	return opts
+}
+
+// WriteSeries implements sim.SeriesSink.
+func (s *SeriesSink) WriteSeries(rows []sim.SeriesRow) error {
+	if s.err != nil {
+		return s.err
+	}
+	s.buf = s.buf[:0]
+	for i := range rows {
+		s.buf = append(s.buf, NewSeriesParquetRow(&rows[i]))
+	}
+	if _, err := s.w.Write(s.buf); err != nil {
+		s.err = fmt.Errorf("export: writing %s: %w", s.f.path, err)
+		return s.err
+	}
+	s.rows += int64(len(rows))
+	return nil
+}
+
+// Rows returns the number of rows written.
+func (s *SeriesSink) Rows() int64 { return s.rows }
+
+// Path returns the file's final path.
+func (s *SeriesSink) Path() string { return s.f.path }
+
+// Close writes the footer and renames the file into place.
+func (s *SeriesSink) Close() error {
+	if s.f.done {
+		return s.err
+	}
+	if s.err == nil {
+		if err := s.w.Close(); err != nil {
+			s.err = fmt.Errorf("export: writing %s: %w", s.f.path, err)
+		}
+	}
+	if s.err != nil {
+		s.f.Abort()
+		return s.err
+	}
+	if err := s.f.Commit(); err != nil {
+		s.err = err
+	}
+	return s.err
+}
+
+// Abort discards the file (a no-op after a successful Close).
+func (s *SeriesSink) Abort() {
+	if !s.f.done {
+		s.f.Abort()
+	}
+}
+
+// ReadSeriesParquet reads a timeseries.parquet file (NULL becomes NaN).
+func ReadSeriesParquet(path string) ([]sim.SeriesRow, error) {
+	rows, err := parquet.ReadFile[SeriesParquetRow](path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sim.SeriesRow, len(rows))
+	for i := range rows {
+		out[i] = rows[i].SeriesRow()
+	}
+	return out, nil
+}

@@ -1,0 +1,328 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fleetsim/fleetsim/engine"
+)
+
+// The time series of a run: per pool (and for the whole fleet) per interval
+// of simulated time, what arrived, what left and the pool's state at the
+// interval's end. docs/report.md documents the columns (timeseries.parquet).
+//
+// How it observes without changing the run. The recorder does not put
+// events on the calendar. Whenever the fleet steps to a time t (an arrival,
+// a sampling tick, a delayed delivery), it first steps to every interval
+// boundary b <= t it has not sampled yet, and samples the pools there.
+// Stepping to b then to t is stepping to t: the engines advance in closed
+// form to any time, results are emitted in (finish time, ID) order up to
+// each step, the router only reads its state when it routes an arrival and
+// the over-saturation detectors are fed the same events in the same time
+// order; no halt check runs inside a step. After the last calendar event the
+// drain is stepped boundary by boundary the same way (seriesDrain), stopping
+// at the record that raises an enforce-mode alert exactly as the plain drain
+// does. So requests.parquet and summary.json are byte-identical with and
+// without a time series (TestSeriesDoesNotChangeRun).
+//
+// Counts go to the interval open when the event is handled: an arrival at
+// exactly a boundary b opens the interval [b, b+Δ), a completion at b closes
+// [b−Δ, b] (the fleet steps to b, emitting it, before it handles the
+// arrival). Gauges (queue, running, KV blocks) are the pools' state at the
+// interval's end, as the engines last reported it (the end of their last
+// iteration at or before it).
+//
+// Memory is bounded: one row per pool plus the fleet's is kept, handed to
+// the SeriesSink when its interval closes; the window TTFT sketch clears
+// only the buckets it touched.
+//
+// Adding a column (issue #17 adds instance counts, B_short, OSD state, cost
+// per interval): add a field to SeriesRow (documented with its unit), fill
+// it in seriesSample from the pool's state at the boundary (a gauge) or in
+// one of the hooks below (a counter, reset by open), and map it in
+// sim/export's SeriesParquetRow (NewSeriesParquetRow). Nothing else changes:
+// rows flow to the sink as they are.
+
+// SeriesFleet is the Pool of the fleet-wide rows of a time series.
+const SeriesFleet = "fleet"
+
+// SeriesRow is one row of a run's time series: one pool (PoolIndex, in
+// Config.Pools order) or the whole fleet (PoolIndex −1, Pool SeriesFleet)
+// over the interval [StartS, EndS) of simulated time, s.
+type SeriesRow struct {
+	Interval  int64   // k: the interval is [k·Δ, (k+1)·Δ)
+	StartS    float64 // k·Δ, s
+	EndS      float64 // (k+1)·Δ, s (the stop time for the last interval of a stopped run)
+	Pool      string  // pool name, or SeriesFleet
+	PoolIndex int     // index in Config.Pools, −1 for the fleet
+	// Arrivals are the requests that arrived in the interval (for a pool:
+	// were delivered to it, retries included; for the fleet: arrived at
+	// the router), warm-up ones included; WarmupArrivals counts those.
+	Arrivals       int64
+	WarmupArrivals int64
+	// Completions and Rejections count the records emitted in the interval:
+	// requests served to their last token and requests rejected.
+	Completions int64
+	Rejections  int64
+	// Queue is the number of requests waiting (not yet admitted) at EndS;
+	// Running the sequences in running batches; KVBlocksUsed and
+	// KVBlocksTotal the pool's 16-token KV blocks in use and in all.
+	Queue         int64
+	Running       int64
+	KVBlocksUsed  int64
+	KVBlocksTotal int64
+	// TTFTP50S and TTFTP99S are quantiles of the TTFT of the requests
+	// completed in the interval, s (the run's sketch, within
+	// SketchRelativeError); NaN when none completed.
+	TTFTP50S float64
+	TTFTP99S float64
+}
+
+// SeriesSink receives a time series as it is recorded: for each interval in
+// time order, one row per pool (Config.Pools order) then the fleet's row.
+// WriteSeries must not keep rows after it returns.
+type SeriesSink interface {
+	WriteSeries(rows []SeriesRow) error
+}
+
+// SeriesOptions ask Run for a time series (Options.Series).
+type SeriesOptions struct {
+	// Sink receives the rows; nil records no time series.
+	Sink SeriesSink
+	// IntervalS is the interval's length Δ, s of simulated time, > 0.
+	IntervalS float64
+}
+
+// DefaultSeriesIntervalS is the time series' default interval, s.
+const DefaultSeriesIntervalS = 1.0
+
+// series is the recorder's state.
+type series struct {
+	dt    float64
+	k     int64 // the open interval
+	next  float64
+	busy  bool // stepping to a boundary (the step it makes must not recurse)
+	sink  SeriesSink
+	names []string
+	acc   []seriesAcc // per pool, then the fleet
+	rows  []SeriesRow
+}
+
+// seriesAcc accumulates one pool's (or the fleet's) open interval.
+type seriesAcc struct {
+	arrivals, warmup, completions, rejections int64
+	ttft                                      windowSketch
+}
+
+// windowSketch is a sketch cleared at every interval: it remembers the range
+// of buckets it touched, so clearing and reading cost that range.
+type windowSketch struct {
+	s      sketch
+	lo, hi int
+}
+
+func (w *windowSketch) add(v float64) {
+	i := sketchIndex(v)
+	if i >= 0 {
+		w.lo, w.hi = min(w.lo, i), max(w.hi, i)
+	}
+	w.s.addIndex(i)
+}
+
+func (w *windowSketch) quantile(q float64) float64 {
+	if w.s.n == 0 {
+		return math.NaN()
+	}
+	rank := min(max(uint64(math.Ceil(q*float64(w.s.n))), 1), w.s.n)
+	return w.s.rankIn(rank, w.lo, w.hi)
+}
+
+func (w *windowSketch) reset() {
+	if w.lo <= w.hi {
+		clear(w.s.counts[w.lo : w.hi+1])
+	}
+	w.s.zero, w.s.n = 0, 0
+	w.lo, w.hi = sketchBuckets, -1
+}
+
+func newSeries(o SeriesOptions, pools []*pool) (*series, error) {
+	if o.Sink == nil {
+		return nil, nil
+	}
+	if !(o.IntervalS > 0) || math.IsInf(o.IntervalS, 0) {
+		return nil, fmt.Errorf("timeseries interval %v s: must be a finite number > 0", o.IntervalS)
+	}
+	s := &series{dt: o.IntervalS, next: o.IntervalS, sink: o.Sink}
+	s.acc = make([]seriesAcc, len(pools)+1)
+	s.rows = make([]SeriesRow, len(pools)+1)
+	for i, p := range pools {
+		s.names = append(s.names, p.cfg.Name)
+		s.rows[i].Pool, s.rows[i].PoolIndex = p.cfg.Name, i
+	}
+	s.rows[len(pools)].Pool, s.rows[len(pools)].PoolIndex = SeriesFleet, -1
+	for i := range s.acc {
+		s.acc[i].ttft = windowSketch{s: newSketch()}
+		s.acc[i].ttft.reset()
+	}
+	return s, nil
+}
+
+// seriesArrive counts an arrival at pool p (nil: at the fleet).
+func (f *fleet) seriesArrive(p *pool, warmup bool) {
+	s := f.ts
+	a := &s.acc[len(s.acc)-1]
+	if p != nil {
+		a = &s.acc[p.order]
+	}
+	a.arrivals++
+	if warmup {
+		a.warmup++
+	}
+}
+
+// seriesRecord counts a record leaving the fleet (every record is written
+// once, through fleet.write).
+func (f *fleet) seriesRecord(r *Record) {
+	s := f.ts
+	fl := &s.acc[len(s.acc)-1]
+	for i, n := range s.names {
+		if n == r.Pool {
+			s.count(&s.acc[i], r)
+			break
+		}
+	}
+	s.count(fl, r)
+}
+
+func (s *series) count(a *seriesAcc, r *Record) {
+	if r.Rejected {
+		a.rejections++
+		return
+	}
+	a.completions++
+	a.ttft.add(r.TTFTS)
+}
+
+// seriesUpTo steps the fleet to every unsampled boundary at or before t and
+// samples it (the hook at the top of fleet.step).
+func (f *fleet) seriesUpTo(t float64) {
+	s := f.ts
+	if s.busy {
+		return
+	}
+	for s.next <= t && f.err == nil {
+		b := s.next
+		s.busy = true
+		f.step(b)
+		s.busy = false
+		f.seriesSample(b)
+	}
+}
+
+// seriesDrain steps the drain (after the last calendar event) interval by
+// interval, sampling each boundary, until nothing is left in flight, the
+// run's time range ends (the plain drain then finishes) or an enforce-mode
+// alert stops the run. Emission stops after the record that raised the
+// alert, as in emitDrain.
+func (f *fleet) seriesDrain() {
+	s := f.ts
+	if s == nil {
+		return
+	}
+	for f.err == nil && !f.halted() && f.inFlight() {
+		b := s.next
+		tp := engine.Seconds(b)
+		if tp >= engine.Never {
+			return
+		}
+		f.now = b
+		f.advancePools(tp)
+		for len(f.pend) > 0 && f.pend[0].res.Finished <= tp && f.err == nil {
+			r := f.pend.pop()
+			f.finish(&r)
+			if f.halted() {
+				f.now = r.Finished.Seconds()
+				return
+			}
+		}
+		f.seriesSample(b)
+	}
+}
+
+// inFlight reports whether a result waits to be emitted or an engine has
+// work left.
+func (f *fleet) inFlight() bool {
+	if len(f.pend) > 0 {
+		return true
+	}
+	for _, p := range f.pools {
+		if _, k := p.events.top(); engine.Time(k) != engine.Never {
+			return true
+		}
+	}
+	return false
+}
+
+// seriesSample closes the open interval at its end b: reads the pools'
+// state, hands the rows to the sink and opens the next interval.
+func (f *fleet) seriesSample(b float64) {
+	s := f.ts
+	s.fill(f, b)
+	if err := s.sink.WriteSeries(s.rows); err != nil {
+		f.fail(fmt.Errorf("writing the time series: %w", err))
+	}
+	s.k++
+	s.next = float64(s.k+1) * s.dt
+}
+
+// fill sets the rows of the open interval, ending at end.
+func (s *series) fill(f *fleet, end float64) {
+	fleet := &s.rows[len(s.rows)-1]
+	*fleet = SeriesRow{Pool: SeriesFleet, PoolIndex: -1}
+	for i := range s.rows {
+		r := &s.rows[i]
+		if i < len(f.pools) {
+			p := f.pools[i]
+			*r = SeriesRow{Pool: p.cfg.Name, PoolIndex: i,
+				Queue: int64(p.waiting()), Running: int64(p.running),
+				KVBlocksUsed: int64(p.totalBlocks - p.freeBlocks), KVBlocksTotal: int64(p.totalBlocks)}
+			fleet.Queue += r.Queue
+			fleet.Running += r.Running
+			fleet.KVBlocksUsed += r.KVBlocksUsed
+			fleet.KVBlocksTotal += r.KVBlocksTotal
+		}
+		a := &s.acc[i]
+		r.Interval, r.StartS, r.EndS = s.k, float64(s.k)*s.dt, end
+		r.Arrivals, r.WarmupArrivals = a.arrivals, a.warmup
+		r.Completions, r.Rejections = a.completions, a.rejections
+		r.TTFTP50S, r.TTFTP99S = a.ttft.quantile(0.50), a.ttft.quantile(0.99)
+		a.arrivals, a.warmup, a.completions, a.rejections = 0, 0, 0, 0
+		a.ttft.reset()
+	}
+}
+
+// seriesClose writes the open interval when anything happened in it (a run
+// that ended inside it: stopped by an enforce-mode alert, or with nothing
+// left to drain), its gauges as the pools last reported them.
+func (f *fleet) seriesClose() {
+	s := f.ts
+	if s == nil || f.err != nil {
+		return
+	}
+	any := false
+	for i := range s.acc {
+		a := &s.acc[i]
+		any = any || a.arrivals > 0 || a.completions > 0 || a.rejections > 0
+	}
+	if !any {
+		return
+	}
+	end := s.next
+	if f.halted() && f.now < end {
+		end = f.now
+	}
+	s.fill(f, end)
+	if err := s.sink.WriteSeries(s.rows); err != nil {
+		f.fail(fmt.Errorf("writing the time series: %w", err))
+	}
+}
