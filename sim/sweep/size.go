@@ -457,7 +457,8 @@ func (s *sizer) search(i int, ps *PoolSize) error {
 		}
 	}
 	// Confirmation on fresh seeds: the search's seeds chose hi; seeds it
-	// never saw must agree, else the count goes up one GPU at a time.
+	// never saw must agree, else the count goes up by confirmStep at a
+	// time (and is re-checked on the search's seeds too).
 	ps.GPUsSearch = hi
 	fresh := make([]uint64, s.cfg.ConfirmSeeds)
 	for k := range fresh {
@@ -479,10 +480,10 @@ func (s *sizer) search(i int, ps *PoolSize) error {
 			ps.Confirm = seedsOf(r)
 			break
 		}
-		if bump >= maxConfirmBumps(hi) {
-			return fmt.Errorf("pool %s: %d GPUs still fail on a fresh seed after %d added by the confirmation", ps.Name, hi, bump)
+		if bump >= maxConfirmBumps {
+			return fmt.Errorf("pool %s: %d GPUs still fail on a fresh seed after %d added by the confirmation", ps.Name, hi, hi-ps.GPUsSearch)
 		}
-		hi++
+		hi += confirmStep(ps.GPUsSearch)
 		if _, _, err := eval(hi); err != nil {
 			return err
 		}
@@ -506,8 +507,14 @@ func (s *sizer) search(i int, ps *PoolSize) error {
 	return nil
 }
 
-// maxConfirmBumps bounds the GPUs the confirmation adds to a count of n.
-func maxConfirmBumps(n int) int { return 3 + n/10 }
+// maxConfirmBumps bounds the confirmation's steps.
+const maxConfirmBumps = 16
+
+// confirmStep is the confirmation's step from a search count of n: one
+// GPU, or n/256 for pools of more than 256 (agent-heavy's long pool, 1,600
+// GPUs, would otherwise climb by 1/1,600 per step, each step simulating
+// 2K seeds).
+func confirmStep(n int) int { return max(1, n/256) }
 
 func seedsOf(r []outcome) []SizeSeed {
 	out := make([]SizeSeed, len(r))
