@@ -28,9 +28,14 @@ The pools and their traffic come from the planner, as in 'fleetsim plan'
 model's count n0, gallops (±s, 2s, 4s, ...; s = max(1, n0/64)) to a bracket
 and bisects, and every
 candidate sees the same requests (common random numbers: seeds 1..K).
-A count is accepted when, on every seed, the pool's P99 TTFT and P99 TPOT
-are within the targets, its slot utilization within --util-cap (if set)
-and it is not overloaded; the count below it failed on at least one seed.
+Each run is the pool's part of a whole-fleet 'fleetsim simulate --requests
+N --warmup 0.2' (N = --requests, raised until the warm-up covers five mean
+slot times). A count is accepted when, on every seed, the pool's P99 TTFT
+and P99 TPOT are within the targets with 95% confidence (batch quantiles;
+an unclear run is repeated with 2N, 4N; still unclear fails), its slot
+utilization within --util-cap (if set) and it is not overloaded; the count
+below it failed on at least one seed. The count is then confirmed on
+fresh seeds K+1..K+C (--confirm-seeds) and raised until they pass too.
 (Rejections are router misroutes, which no GPU count changes; they are
 reported per seed in the JSON, not counted against a candidate.)
 
@@ -43,7 +48,8 @@ pool held. Load-aware spillover is not offered.
 Prints the paper model's, the occupancy model's and the simulated GPU
 count per pool, the cost and the margin to each target at the chosen size.
 Progress goes to stderr; --format json for scripts. Bad input (no target,
-an unreachable target, --seeds 0) exits with status 2.
+an unreachable target, --seeds 0, a rate whose runs would exceed
+20,000,000 requests) exits with status 2.
 
 Flags:
 `)
