@@ -407,6 +407,13 @@ func (f *capacityFlags) loadRequests() ([]capacity.Request, string, error) {
 				return nil, "", badInput("--rate %v: the trace's rows share one timestamp, so it cannot be rescaled", f.rate)
 			}
 			scale = float64(len(rows)) / span / f.rate
+			if math.IsInf(scale*span, 0) {
+				// So small a rate spans more than a float holds (the
+				// first arrival would be 0 × Inf = NaN): the same refusal
+				// as a span too long for one-second windows.
+				return nil, "", badInput("--rate %v: %d requests at this rate span more than %.3g s; give --rate >= %.3g requests/s, fewer --requests or longer --windows",
+					f.rate, len(rows), math.MaxFloat64, float64(len(rows))/capacity.MaxBuckets)
+			}
 		}
 		reqs := make([]capacity.Request, len(rows))
 		for i, r := range rows {
