@@ -99,7 +99,7 @@ func TestSizeGuarantee(t *testing.T) {
 		slo  float64
 	}{{"azure", 4096, 0.5}, {"lmsys", 1536, 0.5}, {"agent-heavy", 8192, 3}} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := SizeConfig{Workload: c.name, Rate: 1000, BShort: c.b, SLOTTFTS: c.slo}
+			cfg := SizeConfig{Workload: c.name, Rate: 1000, BShort: c.b, SLOTTFTS: c.slo, Seeds: DefaultSeeds}
 			res, err := Size(cfg)
 			if err != nil {
 				t.Fatal(err)
