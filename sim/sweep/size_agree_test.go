@@ -93,11 +93,7 @@ func TestSizeGuarantee(t *testing.T) {
 	if testing.Short() || os.Getenv("FLEETSIM_LONG") == "" {
 		t.Skip("minutes of CPU: set FLEETSIM_LONG=1 (and no -short)")
 	}
-	for _, c := range []struct {
-		name string
-		b    int
-		slo  float64
-	}{{"azure", 4096, 0.5}, {"lmsys", 1536, 0.5}, {"agent-heavy", 8192, 3}} {
+	for _, c := range sizeWorkloads {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := SizeConfig{Workload: c.name, Rate: 1000, BShort: c.b, SLOTTFTS: c.slo, Seeds: DefaultSeeds}
 			res, err := Size(cfg)
