@@ -185,6 +185,8 @@ func (f Figure) Render(format string) ([]byte, error) {
 			p.Legend.Add(s.Name, thumbs...)
 		}
 	}
+	widenFlatLog(&p.X, f.LogX)
+	widenFlatLog(&p.Y, f.LogY)
 	if f.YFromZero {
 		p.Y.Min = math.Min(p.Y.Min, 0)
 		if !(p.Y.Max > p.Y.Min) { // all zero: a unit axis, not [-1, 1]
@@ -332,6 +334,15 @@ func addRefs(p *plot.Plot, f Figure) error {
 		}
 	}
 	return nil
+}
+
+// widenFlatLog widens a log axis whose data all have one value v to
+// [v/2, 2v]: gonum widens a flat range by ±1, below 0 for v < 1, where its
+// log scale panics.
+func widenFlatLog(a *plot.Axis, log bool) {
+	if log && a.Min == a.Max && a.Min > 0 {
+		a.Min, a.Max = a.Min/2, a.Max*2
+	}
 }
 
 // logYTicks labels a log y axis by logTicks125 within two decades (a

@@ -109,3 +109,18 @@ func TestLogYAxisLabels(t *testing.T) {
 		t.Errorf("log y axis 0.04–0.5: labels %q, want at least 3", y)
 	}
 }
+
+// TestLogYAxisConstant: a sweep whose every point has the same P99 TTFT
+// (`fleetsim sweep --config examples/prefix/disagg.yaml --rates 10,20`:
+// 99.4 ms at both rates) panicked in gonum's LogTicks ("Values must be
+// greater than 0 for a log scale": the flat range was widened by ±1 into
+// the negatives). A flat log axis is widened by a factor of 2 each way.
+func TestLogYAxisConstant(t *testing.T) {
+	for _, v := range []float64{0.0994, 5, 1e-4} {
+		f := Figure{Name: "p99", Title: "t", XLabel: "x", YLabel: "y", LogY: true, LogX: true, NoLegend: true,
+			Series: []FigureSeries{{Name: "a", X: []float64{20, 20}, Y: []float64{v, v}}}}
+		if _, err := f.Render("svg"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
