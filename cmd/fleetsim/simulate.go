@@ -132,7 +132,7 @@ Flags:
 `)
 	fmt.Fprint(w, fs.FlagUsagesWrapped(100))
 	fmt.Fprintf(w, "\nGPUs: %s, or a computed instance GPU/MODEL/tpN (fleetsim catalog; docs/catalog.md). See docs/cli.md for the scenario file format and the Parquet schema.\n",
-		strings.Join(catalog.GPUNames(), ", "))
+		strings.Join(catalog.AcceptedGPUNames(), ", "))
 }
 
 // parsePool parses NAME:GPU:COUNT:MAXCTX.
