@@ -140,6 +140,12 @@ func finishRunDir(dir, kind string, wrote []string, removeStale bool) error {
 			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err
 			}
+			// Its directories inside dir, when left empty (points/).
+			for d := filepath.Dir(p); d != filepath.Clean(dir); d = filepath.Dir(d) {
+				if os.Remove(d) != nil {
+					break
+				}
+			}
 		}
 	}
 	return export.WriteFileAtomic(filepath.Join(dir, runMarker), b.Bytes())
