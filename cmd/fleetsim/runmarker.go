@@ -94,6 +94,9 @@ func kindOf(dir string) (kind, why string) {
 // kind of run wrote it: their files would mix (a maxrate.md beside an older
 // sweep's sweep.parquet).
 func checkRunDir(dir, kind string) error {
+	if err := checkCreatableDir("--out", dir, dir); err != nil {
+		return err
+	}
 	if _, err := readMarker(dir); err != nil {
 		return badInput("--out %q: %s: give another --out or remove it", dir, oneLine(err))
 	}

@@ -114,3 +114,22 @@ func TestRunMarkerKeepsUserFiles(t *testing.T) {
 		t.Error("requests.parquet of the previous run kept by a --no-parquet run")
 	}
 }
+
+// TestOutUnderAFile: an --out below a regular file is one line naming the
+// file that is in the way (was `lstat afile/x/summary.json: not a
+// directory`, or the marker's path for sweep).
+func TestOutUnderAFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "afile", "x")
+	out := filepath.Join(dir, "afile", "x")
+	for _, args := range [][]string{
+		{"simulate", "--requests", "50", "--out", out},
+		{"sweep", "--rates", "10", "--duration", "2", "--out", out},
+	} {
+		code, _, errOut := runCLI(t, args...)
+		want := `"` + filepath.Join(dir, "afile") + `" is not a directory`
+		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and one line with %s", args[0], code, errOut, want)
+		}
+	}
+}

@@ -311,8 +311,8 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	}
 	// The summary records the effective settings, defaults spelled out.
 	cfg = cfg.Effective()
-	if fi, err := os.Stat(f.out); err == nil && !fi.IsDir() {
-		return badInput("--out %q: exists and is not a directory", f.out)
+	if err := checkCreatableDir("--out", f.out, f.out); err != nil {
+		return err
 	}
 	for _, name := range f.outputNames() {
 		if err := export.CheckReplaceable(filepath.Join(f.out, name)); err != nil {
