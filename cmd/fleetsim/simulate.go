@@ -398,6 +398,9 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		if errors.Is(err, sim.ErrStopped) {
 			return intr.err("no output written")
 		}
+		if errors.Is(err, export.ErrSeriesTooLong) {
+			return badInput("--timeseries-interval %q: %v; a longer interval, or off", f.extra.interval, export.ErrSeriesTooLong)
+		}
 		return err
 	}
 	if err := src.Err(); err != nil {

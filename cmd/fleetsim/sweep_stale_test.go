@@ -33,7 +33,7 @@ func TestSweepRemovesStaleOutputs(t *testing.T) {
 		}
 		return nil
 	})
-	want := []string{"notes.txt", filepath.Join("points", "point-000000.parquet"), "sweep.md", "sweep.parquet"}
+	want := []string{runMarker, "notes.txt", filepath.Join("points", "point-000000.parquet"), "sweep.md", "sweep.parquet"}
 	if !slices.Equal(got, want) {
 		t.Errorf("--out after the second sweep holds %v, want %v", got, want)
 	}
