@@ -27,7 +27,7 @@ func TestSweepRemovesStaleOutputs(t *testing.T) {
 	}
 	var got []string
 	filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && d.Name() != runMarker {
+		if err == nil && !d.IsDir() {
 			rel, _ := filepath.Rel(out, p)
 			got = append(got, rel)
 		}
