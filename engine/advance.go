@@ -16,6 +16,14 @@ type run struct {
 	anchorT  Time    // its start
 	a        float64 // duration of the first iteration, ps
 	d        float64 // growth of the duration per iteration, ps
+	// The run's horizon (see horizon), once computed: hzK iterations
+	// from iteration hzIt, and whether it ends in a preemption. Quiet
+	// iterations (jump) do not move it: it is the index of the first
+	// iteration that changes the batch, fixed by the batch alone.
+	hzKnown bool
+	hzEx    bool
+	hzIt    int
+	hzK     int
 }
 
 // startOf returns the start of the run's j-th iteration (Never when that
@@ -244,7 +252,16 @@ func (e *Engine) quiet() bool {
 func (e *Engine) horizon() (k int, exhaust bool) {
 	if !e.run.valid {
 		e.establish()
+	} else if r := &e.run; r.hzKnown {
+		return r.hzK - (e.it - r.hzIt), r.hzEx
 	}
+	k, exhaust = e.searchHorizon()
+	e.run.hzKnown, e.run.hzEx, e.run.hzIt, e.run.hzK = true, exhaust, e.it, k
+	return k, exhaust
+}
+
+// searchHorizon computes horizon's answer from the batch.
+func (e *Engine) searchHorizon() (k int, exhaust bool) {
 	k = math.MaxInt
 	if n := len(e.dec); n > 0 {
 		k = e.dec[0].fin - e.it
