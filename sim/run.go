@@ -122,16 +122,18 @@ type fleet struct {
 	rank  []*pool // router order: MaxContext ascending (stable)
 	loads []router.Load
 
-	now      float64
-	done     []engine.Result // scratch: results from the last advance
-	pend     resHeap         // finished, not yet emitted (Finished > now)
-	flights  flights         // every flight allocated, by tag
-	rec      Record
-	err      error
-	tick     float64 // sampling interval, s
-	nextTick float64 // time of the pending tick event, +Inf when none
-	nextArr  float64 // time of the arrival pending on the calendar
-	ticks    int64   // sampling ticks run
+	now  float64
+	done []engine.Result // scratch: results from the last advance
+	pend resHeap         // finished, not yet emitted (Finished > now)
+	// rejReason holds the reason of the engine rejections in pend, by tag.
+	rejReason map[int]string
+	flights   flights // every flight allocated, by tag
+	rec       Record
+	err       error
+	tick      float64 // sampling interval, s
+	nextTick  float64 // time of the pending tick event, +Inf when none
+	nextArr   float64 // time of the arrival pending on the calendar
+	ticks     int64   // sampling ticks run
 
 	arrived int64 // arrivals so far
 	nWarm   int64 // arrivals flagged warm-up
@@ -388,12 +390,24 @@ func (f *fleet) advancePools(t engine.Time) {
 	}
 }
 
-// flushDone moves the results of the last engine calls to the pending heap.
+// flushDone moves the results of the last engine calls to the pending heap
+// (compacted: what finish reads; an engine rejection's reason waits in
+// f.rejReason, keyed by the flight's tag).
 func (f *fleet) flushDone() {
 	for i := range f.done {
-		f.pend.push(f.done[i], f.flights.of(&f.done[i].Job).req.ID)
-		f.done[i] = engine.Result{}
+		r := &f.done[i]
+		tag := r.Job.Tag
+		pd := pending{fin: r.Finished, id: f.flights.all[tag].req.ID, adm: r.Admitted, ft: r.FirstToken,
+			tag: tag, pre: int32(r.Preemptions), rej: r.Rejected}
+		if r.Rejected {
+			if f.rejReason == nil {
+				f.rejReason = make(map[int]string)
+			}
+			f.rejReason[tag] = r.Reason
+		}
+		f.pend.push(pd)
 	}
+	clear(f.done)
 	f.done = f.done[:0]
 }
 
@@ -440,11 +454,11 @@ func (f *fleet) drain() {
 // after the one whose events raised an enforce-mode alert (it then sets the
 // fleet's time to that record's finish time and returns true).
 func (f *fleet) emitDrain(t engine.Time) bool {
-	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil && !f.pollStop() {
+	for len(f.pend) > 0 && f.pend[0].fin <= t && f.err == nil && !f.pollStop() {
 		r := f.pend.pop()
 		f.finish(&r)
 		if f.halted() {
-			f.now = r.Finished.Seconds()
+			f.now = r.fin.Seconds()
 			return true
 		}
 	}
@@ -452,7 +466,7 @@ func (f *fleet) emitDrain(t engine.Time) bool {
 }
 
 func (f *fleet) emitUpTo(t engine.Time) {
-	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil && !f.pollStop() {
+	for len(f.pend) > 0 && f.pend[0].fin <= t && f.err == nil && !f.pollStop() {
 		r := f.pend.pop()
 		f.finish(&r)
 	}
@@ -769,14 +783,16 @@ func (f *fleet) write() {
 
 // finish emits the record of an engine result (a served request, or one the
 // engine rejected after queueing).
-func (f *fleet) finish(res *engine.Result) {
-	fl := f.flights.of(&res.Job)
-	if res.Rejected {
-		f.reject(fl, res.Finished.Seconds(), engineRejectReason(res.Reason), res.Reason, true)
+func (f *fleet) finish(res *pending) {
+	fl := f.flights.all[res.tag]
+	if res.rej {
+		why := f.rejReason[res.tag]
+		delete(f.rejReason, res.tag)
+		f.reject(fl, res.fin.Seconds(), engineRejectReason(why), why, true)
 		return
 	}
 	p := fl.pool
-	adm, ft, fin := res.Admitted.Seconds(), res.FirstToken.Seconds(), res.Finished.Seconds()
+	adm, ft, fin := res.adm.Seconds(), res.ft.Seconds(), res.fin.Seconds()
 	if f.osd != nil {
 		f.osdEnd(p, fin, true)
 	}
@@ -786,7 +802,7 @@ func (f *fleet) finish(res *engine.Result) {
 	since := func(t engine.Time) float64 { return (t - ap).Seconds() }
 	tpot := 0.0
 	if fl.req.OutputTokens > 1 {
-		tpot = (res.Finished - res.FirstToken).Seconds() / float64(fl.req.OutputTokens-1)
+		tpot = (res.fin - res.ft).Seconds() / float64(fl.req.OutputTokens-1)
 	}
 	f.rec = Record{
 		ID:                  fl.req.ID,
@@ -797,21 +813,21 @@ func (f *fleet) finish(res *engine.Result) {
 		AdmitS:              adm,
 		FirstTokenS:         ft,
 		FinishS:             fin,
-		QueueWaitS:          since(res.Admitted),
-		TTFTS:               since(res.FirstToken),
+		QueueWaitS:          since(res.adm),
+		TTFTS:               since(res.ft),
 		TPOTS:               tpot,
-		E2ES:                since(res.Finished),
+		E2ES:                since(res.fin),
 		InputTokens:         int32(fl.job.In),
 		OutputTokens:        int32(fl.req.OutputTokens),
 		OriginalInputTokens: int32(fl.req.InputTokens),
 		EstimatedTokens:     int32(fl.estimated),
-		Preemptions:         int32(res.Preemptions),
+		Preemptions:         int32(res.pre),
 		Retries:             int32(fl.retries),
 		Compressed:          fl.compressed,
 		Warmup:              fl.warmup,
 	}
 	f.addBusy(p, adm, fin)
-	if f.winStarted && res.Finished >= f.t0ps && (!f.winEnded || res.Finished <= f.t1ps) {
+	if f.winStarted && res.fin >= f.t0ps && (!f.winEnded || res.fin <= f.t1ps) {
 		p.m.servedWin++
 		f.fm.servedWin++
 	}
@@ -822,7 +838,7 @@ func (f *fleet) finish(res *engine.Result) {
 		iE2E, iWait := sketchIndex(f.rec.E2ES), sketchIndex(f.rec.QueueWaitS)
 		for _, m := range [2]*acc{&p.m, &f.fm} {
 			m.completed++
-			m.preemptions += int64(res.Preemptions)
+			m.preemptions += int64(res.pre)
 			if meets {
 				m.sloMet++
 			}
@@ -889,43 +905,56 @@ func (f *fleet) summary() *Summary {
 	return s
 }
 
-// pending is an engine result not yet emitted, with its request's ID.
+// pending is an engine result not yet emitted, reduced to what finish
+// reads: its sort key (finish time, request ID), admission and first-token
+// times, the flight's tag, preemptions and whether the engine rejected it.
+// It is a third of an engine.Result's size: the heap moves it at every
+// level of a sift.
 type pending struct {
-	res engine.Result
-	id  int64
+	fin, adm, ft engine.Time
+	id           int64
+	tag          int
+	pre          int32
+	rej          bool
 }
 
-// resHeap is a min-heap of engine results ordered by (Finished, request ID).
+// resHeap is a min-heap of pending results ordered by (finish time, request
+// ID).
 type resHeap []pending
 
 func resLess(a, b *pending) bool {
-	if a.res.Finished != b.res.Finished {
-		return a.res.Finished < b.res.Finished
+	if a.fin != b.fin {
+		return a.fin < b.fin
 	}
 	return a.id < b.id
 }
 
-func (h *resHeap) push(r engine.Result, id int64) {
-	*h = append(*h, pending{r, id})
+// push and pop sift by hand, moving the hole rather than swapping.
+func (h *resHeap) push(r pending) {
+	*h = append(*h, r)
 	s := *h
 	k := len(s) - 1
 	for k > 0 {
 		p := (k - 1) / 2
-		if !resLess(&s[k], &s[p]) {
+		if !resLess(&r, &s[p]) {
 			break
 		}
-		s[k], s[p] = s[p], s[k]
+		s[k] = s[p]
 		k = p
 	}
+	s[k] = r
 }
 
-func (h *resHeap) pop() engine.Result {
+func (h *resHeap) pop() pending {
 	s := *h
-	top := s[0].res
+	top := s[0]
 	n := len(s) - 1
-	s[0] = s[n]
-	s[n] = pending{}
+	x := s[n]
 	s = s[:n]
+	*h = s
+	if n == 0 {
+		return top
+	}
 	k := 0
 	for {
 		c := 2*k + 1
@@ -935,13 +964,13 @@ func (h *resHeap) pop() engine.Result {
 		if r := c + 1; r < n && resLess(&s[r], &s[c]) {
 			c = r
 		}
-		if !resLess(&s[c], &s[k]) {
+		if !resLess(&s[c], &x) {
 			break
 		}
-		s[k], s[c] = s[c], s[k]
+		s[k] = s[c]
 		k = c
 	}
-	*h = s
+	s[k] = x
 	return top
 }
 
