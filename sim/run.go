@@ -873,15 +873,23 @@ func (f *fleet) summary() *Summary {
 		WindowEndS:     f.t1,
 		Percentiles:    Percentiles,
 	}
-	gpus, capacity := 0, 0
+	gpus, instances, capacity := 0, 0, 0
 	for _, p := range f.pools {
-		m := p.m.metrics(p.cfg.Count, p.ecfg.MaxSeqs, p.ecfg.MaxSeqs*p.cfg.Count, w)
+		n := p.cfg.Count * p.cfg.gpusPerInstance()
+		m := p.m.metrics(n, p.ecfg.MaxSeqs, p.ecfg.MaxSeqs*p.cfg.Count, w)
 		m.Name, m.GPU, m.MaxContext = p.cfg.Name, p.cfg.GPU, p.cfg.MaxContext
+		if n != p.cfg.Count {
+			m.Instances = p.cfg.Count
+		}
 		s.Pools = append(s.Pools, m)
-		gpus += p.cfg.Count
+		gpus += n
+		instances += p.cfg.Count
 		capacity += p.ecfg.MaxSeqs * p.cfg.Count
 	}
 	s.Fleet = f.fm.metrics(gpus, 0, capacity, w)
+	if instances != gpus {
+		s.Fleet.Instances = instances
+	}
 	s.Fleet.Name = "fleet"
 	if o := f.osd; o != nil {
 		for i := range s.Pools {
@@ -899,8 +907,17 @@ func (f *fleet) summary() *Summary {
 	// The fleet is overloaded when any pool is (its own backlog trend is
 	// reported, but pooled samples are not a verdict on any one pool).
 	s.Fleet.Overloaded = false
-	for _, m := range s.Pools {
-		s.Fleet.Overloaded = s.Fleet.Overloaded || m.Overloaded
+	for i, m := range s.Pools {
+		// A pool whose detector stopped the run is over-saturated, whatever
+		// its (truncated) backlog trend says; a fleet detector's stop marks
+		// the fleet.
+		if s.OSDStop != nil && s.OSDStop.By == m.Name {
+			s.Pools[i].Overloaded = true
+		}
+		s.Fleet.Overloaded = s.Fleet.Overloaded || s.Pools[i].Overloaded
+	}
+	if s.OSDStop != nil {
+		s.Fleet.Overloaded = true
 	}
 	return s
 }

@@ -10,9 +10,16 @@ type Quantiles struct {
 // PoolMetrics are one pool's (or the fleet's) measured metrics over the
 // post-warm-up requests.
 type PoolMetrics struct {
-	Name            string    `json:"name"`
-	GPU             string    `json:"gpu,omitempty"`
-	GPUs            int       `json:"gpus"`
+	Name string `json:"name"`
+	GPU  string `json:"gpu,omitempty"`
+	// GPUs are the physical GPUs: Instances × the GPUs of one instance
+	// (its tensor-parallel degree; 1 for a profile that does not state it).
+	GPUs int `json:"gpus"`
+	// Instances are the serving instances (the pool's count), set only when
+	// they are not the GPUs (tensor-parallel instances; for the fleet, when
+	// a pool has them): 0 means Instances = GPUs, so the summaries of other
+	// runs are unchanged. InstanceCount reads it.
+	Instances       int       `json:"instances,omitempty"`
 	MaxContext      int       `json:"max_ctx,omitempty"`
 	Slots           int       `json:"slots,omitempty"`
 	Arrived         int64     `json:"arrived"`

@@ -109,7 +109,7 @@ func newCapacityFlags() *capacityFlags {
 	fs.IntVar(&f.maxCtx, "max-ctx", 0, "--simulate: instance max context, tokens (0 = smallest power of two holding every request)")
 	fs.StringVar(&f.format, "format", "table", "output: table or json")
 	fs.StringVarP(&f.out, "out", "o", "", "write the output to `FILE` (atomically) instead of stdout")
-	fs.StringVar(&f.plotDir, "plot-dir", "", "write PNG plots (X_n over time with G; distribution of X_n per Δ) into this existing `DIR`")
+	fs.StringVar(&f.plotDir, "plot-dir", "", "write PNG plots (X_n over time with G; distribution of X_n per Δ) into `DIR` (created if missing)")
 	return f
 }
 
@@ -172,8 +172,8 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if f.plotDir != "" {
-		if fi, err := os.Stat(f.plotDir); err != nil || !fi.IsDir() {
-			return badInput("--plot-dir %q: not an existing directory", f.plotDir)
+		if err := checkCreatableDir("--plot-dir", f.plotDir, f.plotDir); err != nil {
+			return err
 		}
 		for _, name := range capacityPlotNames {
 			p := filepath.Join(f.plotDir, name)
@@ -407,6 +407,13 @@ func (f *capacityFlags) loadRequests() ([]capacity.Request, string, error) {
 				return nil, "", badInput("--rate %v: the trace's rows share one timestamp, so it cannot be rescaled", f.rate)
 			}
 			scale = float64(len(rows)) / span / f.rate
+			if math.IsInf(scale*span, 0) {
+				// So small a rate spans more than a float holds (the
+				// first arrival would be 0 × Inf = NaN): the same refusal
+				// as a span too long for one-second windows.
+				return nil, "", badInput("--rate %v: %d requests at this rate span more than %.3g s; give --rate >= %.3g requests/s, fewer --requests or longer --windows",
+					f.rate, len(rows), math.MaxFloat64, float64(len(rows))/capacity.MaxBuckets)
+			}
 		}
 		reqs := make([]capacity.Request, len(rows))
 		for i, r := range rows {

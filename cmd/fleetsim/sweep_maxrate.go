@@ -56,12 +56,15 @@ func (f *sweepFlags) findMaxRate(g *sweep.Grid, stdout, stderr io.Writer, stop f
 		DurationS: g.DurationS, Probes: f.probes, RelTol: f.rateTol,
 		SaturationRequests: f.satRequest, Workers: f.workers, Stop: stop,
 	}
+	clearBar := func() {}
 	if isTerminal(stderr) {
 		bar := newCountBar(stderr, 1, "find-max-rate", "runs", "runs/s")
 		o.Progress = func(done, total int) { bar.total = int64(total); bar.update(int64(done)) }
+		clearBar = bar.done
 		defer bar.done()
 	}
 	res, err := sweep.FindMaxRate(g.Base, seeds, o)
+	clearBar() // before anything is printed
 	if err != nil {
 		if errors.Is(err, sim.ErrStopped) {
 			return fmt.Errorf("interrupted: nothing written")
@@ -91,6 +94,9 @@ func (f *sweepFlags) findMaxRate(g *sweep.Grid, stdout, stderr io.Writer, stop f
 	}
 	p := filepath.Join(f.out, maxRateFile)
 	if err := export.WriteFileAtomic(p, []byte(runs.String())); err != nil {
+		return err
+	}
+	if err := finishRunDir(f.out, kindMaxRate, []string{p}, true); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", p)

@@ -34,7 +34,7 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"--rates", "100:50:10"}, "STOP 50 is below START 100"},
 		{[]string{"--rates", "abc"}, `"abc" is not a finite number`},
 		{[]string{"--pool-counts", "medium=1,2"}, `no pool named "medium"`},
-		{[]string{"--gpu", "b200"}, "pools[0].gpu"},
+		{[]string{"--gpu", "v100"}, "pools[0].gpu"},
 		{[]string{"--router", "magic"}, "router.kind"},
 		{[]string{"--shard", "3/2"}, `--shard "3/2": want 0 <= I < N`},
 		{[]string{"--shard", "x"}, "--shard \"x\": want I/N"},
