@@ -12,6 +12,9 @@ func (c Config) Effective() Config {
 	for i := range c.Pools {
 		if c.Pools[i].Dispatch == "" {
 			c.Pools[i].Dispatch = DispatchCentral
+			if c.Pools[i].PrefixCache.routing() != RouteLeastLoaded || c.Pools[i].Disaggregated != nil { // prefixroute.go, disagg.go: private queues
+				c.Pools[i].Dispatch = DispatchJSQ
+			}
 		}
 	}
 	if c.OSD.Mode == "" {

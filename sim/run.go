@@ -76,6 +76,7 @@ type flight struct {
 	compressed   bool
 	fleetArrival float64
 	arrivalPS    engine.Time // engine.Seconds(fleetArrival), converted once
+	dg           *dgFlight   // its prefill, in a disaggregated pool (disagg.go)
 }
 
 // flights is the fleet's table of flights, indexed by their tag: the
@@ -122,18 +123,16 @@ type fleet struct {
 	rank  []*pool // router order: MaxContext ascending (stable)
 	loads []router.Load
 
-	now  float64
-	done []engine.Result // scratch: results from the last advance
-	pend resHeap         // finished, not yet emitted (Finished > now)
-	// rejReason holds the reason of the engine rejections in pend, by tag.
-	rejReason map[int]string
-	flights   flights // every flight allocated, by tag
-	rec       Record
-	err       error
-	tick      float64 // sampling interval, s
-	nextTick  float64 // time of the pending tick event, +Inf when none
-	nextArr   float64 // time of the arrival pending on the calendar
-	ticks     int64   // sampling ticks run
+	now      float64
+	done     []engine.Result // scratch: results from the last advance
+	pend     resHeap         // finished, not yet emitted (Finished > now)
+	flights  flights         // every flight allocated, by tag
+	rec      Record
+	err      error
+	tick     float64 // sampling interval, s
+	nextTick float64 // time of the pending tick event, +Inf when none
+	nextArr  float64 // time of the arrival pending on the calendar
+	ticks    int64   // sampling ticks run
 
 	arrived int64 // arrivals so far
 	nWarm   int64 // arrivals flagged warm-up
@@ -171,7 +170,7 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 	}
 	f := &fleet{cfg: cfg, src: src, sink: sink, opts: opts, fm: newAcc(), nextTick: math.Inf(1)}
 	for i, pc := range cfg.Pools {
-		p, err := newPool(pc, i, pc.TimingOf(cfg.Timing), &f.flights)
+		p, err := newPoolOrDisagg(pc, i, pc.TimingOf(cfg.Timing), &f.flights) // disagg.go
 		if err != nil {
 			return nil, err
 		}
@@ -381,7 +380,7 @@ func (f *fleet) step(t float64) {
 func (f *fleet) advancePools(t engine.Time) {
 	for _, p := range f.pools {
 		var err error
-		f.done, err = p.advance(t, f.done[:0])
+		f.done, err = p.advanceAll(t, f.done[:0]) // disagg.go
 		f.flushDone()
 		if err != nil {
 			f.fail(err)
@@ -390,24 +389,12 @@ func (f *fleet) advancePools(t engine.Time) {
 	}
 }
 
-// flushDone moves the results of the last engine calls to the pending heap
-// (compacted: what finish reads; an engine rejection's reason waits in
-// f.rejReason, keyed by the flight's tag).
+// flushDone moves the results of the last engine calls to the pending heap.
 func (f *fleet) flushDone() {
 	for i := range f.done {
-		r := &f.done[i]
-		tag := r.Job.Tag
-		pd := pending{fin: r.Finished, id: f.flights.all[tag].req.ID, adm: r.Admitted, ft: r.FirstToken,
-			tag: tag, pre: int32(r.Preemptions), rej: r.Rejected}
-		if r.Rejected {
-			if f.rejReason == nil {
-				f.rejReason = make(map[int]string)
-			}
-			f.rejReason[tag] = r.Reason
-		}
-		f.pend.push(pd)
+		f.pend.push(f.done[i], f.flights.of(&f.done[i].Job).req.ID)
+		f.done[i] = engine.Result{}
 	}
-	clear(f.done)
 	f.done = f.done[:0]
 }
 
@@ -429,8 +416,8 @@ func (f *fleet) drain() {
 	for f.err == nil {
 		next := engine.Never
 		for _, p := range f.pools {
-			if _, k := p.events.top(); engine.Time(k) < next {
-				next = engine.Time(k)
+			if k := p.nextKey(); k < next { // disagg.go
+				next = k
 			}
 		}
 		if next >= engine.Never-drainStep {
@@ -454,11 +441,11 @@ func (f *fleet) drain() {
 // after the one whose events raised an enforce-mode alert (it then sets the
 // fleet's time to that record's finish time and returns true).
 func (f *fleet) emitDrain(t engine.Time) bool {
-	for len(f.pend) > 0 && f.pend[0].fin <= t && f.err == nil && !f.pollStop() {
+	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil && !f.pollStop() {
 		r := f.pend.pop()
 		f.finish(&r)
 		if f.halted() {
-			f.now = r.fin.Seconds()
+			f.now = r.Finished.Seconds()
 			return true
 		}
 	}
@@ -466,7 +453,7 @@ func (f *fleet) emitDrain(t engine.Time) bool {
 }
 
 func (f *fleet) emitUpTo(t engine.Time) {
-	for len(f.pend) > 0 && f.pend[0].fin <= t && f.err == nil && !f.pollStop() {
+	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil && !f.pollStop() {
 		r := f.pend.pop()
 		f.finish(&r)
 	}
@@ -590,7 +577,7 @@ func (f *fleet) idle() bool {
 		return false
 	}
 	for _, p := range f.pools {
-		if p.running > 0 || p.waiting() > 0 {
+		if p.running > 0 || p.waiting() > 0 || p.dg.busy() {
 			return false
 		}
 	}
@@ -708,8 +695,18 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 	if t != fl.fleetArrival {
 		tp = engine.Seconds(t)
 	}
+	fl.job.Prefix = nil
+	if p.cache { // prefixconfig.go: the pool's instances look the prompt up
+		fl.job.Prefix = (*engine.Prefix)(fl.req.Prefix)
+	}
+	if p.dg != nil { // disagg.go: the prefill instances produce the first token only
+		fl.job.Out = 1
+	}
 	out, inst, res, done := p.dispatch(&fl.job, tp, f.done[:0])
 	f.done = done
+	if p.dg != nil { // disagg.go: prefills that ended go on to a decode instance
+		f.done = p.prefillsFrom(f.done)
+	}
 	f.flushDone()
 	switch out {
 	case dispSubmitted:
@@ -764,6 +761,7 @@ func (f *fleet) reject(fl *flight, t float64, reason, detail string, count bool)
 		Rejected:            true,
 		RejectedReason:      reason,
 		RejectedDetail:      detail,
+		Ext:                 RecordExt{PrefillInstance: int32(fl.instance), DecodeInstance: int32(fl.instance)},
 	}
 	f.write()
 	f.release(fl)
@@ -783,16 +781,14 @@ func (f *fleet) write() {
 
 // finish emits the record of an engine result (a served request, or one the
 // engine rejected after queueing).
-func (f *fleet) finish(res *pending) {
-	fl := f.flights.all[res.tag]
-	if res.rej {
-		why := f.rejReason[res.tag]
-		delete(f.rejReason, res.tag)
-		f.reject(fl, res.fin.Seconds(), engineRejectReason(why), why, true)
+func (f *fleet) finish(res *engine.Result) {
+	fl := f.flights.of(&res.Job)
+	if res.Rejected {
+		f.reject(fl, res.Finished.Seconds(), engineRejectReason(res.Reason), res.Reason, true)
 		return
 	}
 	p := fl.pool
-	adm, ft, fin := res.adm.Seconds(), res.ft.Seconds(), res.fin.Seconds()
+	adm, ft, fin := res.Admitted.Seconds(), res.FirstToken.Seconds(), res.Finished.Seconds()
 	if f.osd != nil {
 		f.osdEnd(p, fin, true)
 	}
@@ -802,7 +798,7 @@ func (f *fleet) finish(res *pending) {
 	since := func(t engine.Time) float64 { return (t - ap).Seconds() }
 	tpot := 0.0
 	if fl.req.OutputTokens > 1 {
-		tpot = (res.fin - res.ft).Seconds() / float64(fl.req.OutputTokens-1)
+		tpot = (res.Finished - res.FirstToken).Seconds() / float64(fl.req.OutputTokens-1)
 	}
 	f.rec = Record{
 		ID:                  fl.req.ID,
@@ -813,21 +809,22 @@ func (f *fleet) finish(res *pending) {
 		AdmitS:              adm,
 		FirstTokenS:         ft,
 		FinishS:             fin,
-		QueueWaitS:          since(res.adm),
-		TTFTS:               since(res.ft),
+		QueueWaitS:          since(res.Admitted),
+		TTFTS:               since(res.FirstToken),
 		TPOTS:               tpot,
-		E2ES:                since(res.fin),
+		E2ES:                since(res.Finished),
 		InputTokens:         int32(fl.job.In),
 		OutputTokens:        int32(fl.req.OutputTokens),
 		OriginalInputTokens: int32(fl.req.InputTokens),
 		EstimatedTokens:     int32(fl.estimated),
-		Preemptions:         int32(res.pre),
+		Preemptions:         int32(res.Preemptions),
 		Retries:             int32(fl.retries),
 		Compressed:          fl.compressed,
 		Warmup:              fl.warmup,
+		Ext:                 fl.ext(res), // disagg.go
 	}
 	f.addBusy(p, adm, fin)
-	if f.winStarted && res.fin >= f.t0ps && (!f.winEnded || res.fin <= f.t1ps) {
+	if f.winStarted && res.Finished >= f.t0ps && (!f.winEnded || res.Finished <= f.t1ps) {
 		p.m.servedWin++
 		f.fm.servedWin++
 	}
@@ -838,7 +835,9 @@ func (f *fleet) finish(res *pending) {
 		iE2E, iWait := sketchIndex(f.rec.E2ES), sketchIndex(f.rec.QueueWaitS)
 		for _, m := range [2]*acc{&p.m, &f.fm} {
 			m.completed++
-			m.preemptions += int64(res.pre)
+			m.preemptions += int64(res.Preemptions)
+			m.cached += int64(res.Cached) // prefix cache (prefixmetrics.go)
+			m.prompt += int64(fl.job.In)
 			if meets {
 				m.sloMet++
 			}
@@ -891,6 +890,8 @@ func (f *fleet) summary() *Summary {
 		s.Fleet.Instances = instances
 	}
 	s.Fleet.Name = "fleet"
+	f.prefixSummary(s) // prefixmetrics.go
+	f.disaggSummary(s) // disagg.go
 	if o := f.osd; o != nil {
 		for i := range s.Pools {
 			var d *osd.Detector
@@ -922,56 +923,43 @@ func (f *fleet) summary() *Summary {
 	return s
 }
 
-// pending is an engine result not yet emitted, reduced to what finish
-// reads: its sort key (finish time, request ID), admission and first-token
-// times, the flight's tag, preemptions and whether the engine rejected it.
-// It is a third of an engine.Result's size: the heap moves it at every
-// level of a sift.
+// pending is an engine result not yet emitted, with its request's ID.
 type pending struct {
-	fin, adm, ft engine.Time
-	id           int64
-	tag          int
-	pre          int32
-	rej          bool
+	res engine.Result
+	id  int64
 }
 
-// resHeap is a min-heap of pending results ordered by (finish time, request
-// ID).
+// resHeap is a min-heap of engine results ordered by (Finished, request ID).
 type resHeap []pending
 
 func resLess(a, b *pending) bool {
-	if a.fin != b.fin {
-		return a.fin < b.fin
+	if a.res.Finished != b.res.Finished {
+		return a.res.Finished < b.res.Finished
 	}
 	return a.id < b.id
 }
 
-// push and pop sift by hand, moving the hole rather than swapping.
-func (h *resHeap) push(r pending) {
-	*h = append(*h, r)
+func (h *resHeap) push(r engine.Result, id int64) {
+	*h = append(*h, pending{r, id})
 	s := *h
 	k := len(s) - 1
 	for k > 0 {
 		p := (k - 1) / 2
-		if !resLess(&r, &s[p]) {
+		if !resLess(&s[k], &s[p]) {
 			break
 		}
-		s[k] = s[p]
+		s[k], s[p] = s[p], s[k]
 		k = p
 	}
-	s[k] = r
 }
 
-func (h *resHeap) pop() pending {
+func (h *resHeap) pop() engine.Result {
 	s := *h
-	top := s[0]
+	top := s[0].res
 	n := len(s) - 1
-	x := s[n]
+	s[0] = s[n]
+	s[n] = pending{}
 	s = s[:n]
-	*h = s
-	if n == 0 {
-		return top
-	}
 	k := 0
 	for {
 		c := 2*k + 1
@@ -981,13 +969,13 @@ func (h *resHeap) pop() pending {
 		if r := c + 1; r < n && resLess(&s[r], &s[c]) {
 			c = r
 		}
-		if !resLess(&s[c], &x) {
+		if !resLess(&s[c], &s[k]) {
 			break
 		}
-		s[k] = s[c]
+		s[k], s[c] = s[c], s[k]
 		k = c
 	}
-	s[k] = x
+	*h = s
 	return top
 }
 

@@ -40,6 +40,12 @@ type PoolMetrics struct {
 	Backlog         int64     `json:"backlog"`            // requests waiting at the end of the measurement window
 	// OSD is the over-saturation detector's verdict (absent with --osd off).
 	OSD OSDVerdict `json:"osd,omitzero"`
+	// PrefixCache reports the prefix cache (absent when the pool, or for
+	// the fleet every pool, has none; prefixmetrics.go).
+	PrefixCache *PrefixCacheMetrics `json:"prefix_cache,omitempty"`
+	// Disagg reports a disaggregated pool's stages and KV transfers
+	// (disagg.go; absent otherwise).
+	Disagg *DisaggMetrics `json:"disaggregated,omitempty"`
 }
 
 // PercentileMethod says how the latency quantiles of a summary were

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -87,7 +88,22 @@ type paretoReport struct {
 	Points           []paretoPoint `json:"points"`
 }
 
+// planMemoryLimit is the soft heap limit of plan and size
+// (runtime/debug.SetMemoryLimit) unless GOMEMLIMIT is set. The occupancy
+// model's largest chain is 64 MiB (queueing.MaxWindowStates); with the
+// limit the chains solved before it are collected before the heap doubles,
+// which keeps the peak RSS under 256 MiB at any accepted rate (the default
+// GC target, twice the live heap, reached 390 MB).
+const planMemoryLimit = 160 << 20
+
+func limitPlanMemory() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(planMemoryLimit)
+	}
+}
+
 func runPlan(args []string, stdout, stderr io.Writer) error {
+	limitPlanMemory()
 	fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
 	fs.SortFlags = false
 	wl := fs.String("workload", "azure", "token-length CDF: azure, lmsys, agent-heavy or a CDF JSON `FILE`")

@@ -41,7 +41,7 @@ func TestRunDirKinds(t *testing.T) {
 	// Another kind: refused, nothing changed.
 	for _, args := range [][]string{
 		{"sweep", "--rates", "100", "--duration", "5", "--out", d},
-		{"sweep", "--find-max-rate", "--pool", "a:a10g:1:2048", "--duration", "20", "--out", d},
+		{"sweep", "--find-max-rate", "--pool", "a:a10g:1:2048", "--duration", "60", "--out", d},
 	} {
 		code, out, errOut := runCLI(t, args...)
 		if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "simulate run") {

@@ -365,6 +365,8 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	info := export.FileInfo{
 		Version: version,
 		Meta:    map[string]string{export.MetaSeed: strconv.FormatUint(cfg.Seed, 10), export.MetaScenario: string(scen)},
+		// The prefix-cache/disaggregation columns (docs/prefix.md).
+		Extended: cfg.ExtendedRecords(),
 	}
 	if f.extra.parquet() {
 		parquet, err = export.NewParquetSinkInfo(filepath.Join(f.out, requestsFile), info)

@@ -126,7 +126,7 @@ func (o *simOutputs) start(dir string, info export.FileInfo, sink sim.Sink, opts
 		default:
 			continue
 		}
-		t, err := export.NewTextSink(filepath.Join(dir, name), f)
+		t, err := export.NewTextSinkExt(filepath.Join(dir, name), f, info.Extended)
 		if err != nil {
 			r.abort()
 			return nil, nil, err

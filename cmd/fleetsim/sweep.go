@@ -288,7 +288,7 @@ func (f *sweepFlags) grid() (*sweep.Grid, sweep.Shard, error) {
 	}
 	if f.findMax {
 		err = f.checkFindMax(g)
-	} else {
+	} else if err = f.checkNoFindMax(); err == nil {
 		err = g.Validate()
 	}
 	if err != nil {

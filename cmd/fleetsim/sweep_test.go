@@ -42,9 +42,9 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"--sweep", badFile}, `sweep key "colour": unknown`},
 		{[]string{"--sweep", unknownTop}, "grdi"},
 		{[]string{"--find-max-rate"}, "--duration 0: --find-max-rate needs"},
-		{[]string{"--find-max-rate", "--duration", "10", "--rates", "1,2"}, `sweep key "rate" has 2 values`},
-		{[]string{"--find-max-rate", "--duration", "10", "--gpu", "a10g"}, "pools[1].max_ctx"},
-		{[]string{"--find-max-rate", "--duration", "10", "--shard", "0/2"}, "not with --find-max-rate"},
+		{[]string{"--find-max-rate", "--duration", "60", "--rates", "1,2"}, `sweep key "rate" has 2 values`},
+		{[]string{"--find-max-rate", "--duration", "60", "--gpu", "a10g"}, "pools[1].max_ctx"},
+		{[]string{"--find-max-rate", "--duration", "60", "--shard", "0/2"}, "not with --find-max-rate"},
 		{[]string{"--workers", "-1"}, "--workers -1"},
 		{[]string{"--rate", "5"}, "unknown flag: --rate"},
 	} {
