@@ -192,10 +192,11 @@ func TestSignalsSimulationCommands(t *testing.T) {
 
 // TestSignalWhileDraining is issue 20 item 1: an overloaded run stops
 // promptly when the signal comes after the last arrival, while the pool
-// drains. One a10g at max context 2048 serves ~14.5 req/s: 1,000,000
-// requests at 1,000 req/s leave ~985,000 queued, whose drain takes seconds
-// of wall time after an arrival phase of well under a second on an idle
-// machine. Before the fix the run ignored the signal, drained and wrote
+// drains. One a10g at max context 2048 serves ~14.5 req/s: 3,000,000
+// requests at 1,000 req/s leave ~2,950,000 queued, whose drain takes
+// seconds of wall time after an arrival phase of about a second on an idle
+// machine (with 1,000,000 the whole run took ~1.5 s once the simulator got
+// faster, and sometimes ended before the signal). Before the fix the run ignored the signal, drained and wrote
 // everything (exit 0). The bound here (1 s) is loose for a loaded machine;
 // the run polls its stop every 4,096 engine events or records.
 func TestSignalWhileDraining(t *testing.T) {
@@ -203,7 +204,7 @@ func TestSignalWhileDraining(t *testing.T) {
 		t.Skip("starts processes")
 	}
 	out := filepath.Join(t.TempDir(), "D")
-	cmd, errb := startCLI(t, "simulate", "--pool", "a:a10g:1:2048", "--rate", "1000", "--requests", "1000000", "--out", out)
+	cmd, errb := startCLI(t, "simulate", "--pool", "a:a10g:1:2048", "--rate", "1000", "--requests", "3000000", "--out", out)
 	time.Sleep(1500 * time.Millisecond)
 	sent := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)
