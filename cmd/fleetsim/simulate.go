@@ -334,6 +334,10 @@ func (f *simFlags) outputNames() []string {
 	return names
 }
 
+// testHookRan, when set (tests), is called once the simulation has ended,
+// before the outputs are finished: a test delivers a stop signal there.
+var testHookRan func(*interrupter)
+
 // simulate runs a validated scenario and writes its outputs.
 func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr io.Writer) (err error) {
 	createdDir := false
@@ -408,6 +412,9 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	if err := src.Err(); err != nil {
 		return badInput("%s", workloadError(err))
 	}
+	if testHookRan != nil {
+		testHookRan(intr)
+	}
 	if sum.Version == "" {
 		sum.Version = version
 	}
@@ -462,6 +469,13 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	} else if p != "" {
 		wrote = append(wrote, p)
 		labels = append(labels, p)
+	}
+	// A stop signal while the outputs were written ends the run like one
+	// during the simulation: the deferred cleanup removes what was written
+	// (before the run directory's marker is written and an earlier run's
+	// stale files removed).
+	if err := intr.err("no output written"); err != nil {
+		return err
 	}
 	if err := finishRunDir(f.out, kindSimulate, wrote, true); err != nil {
 		return err
