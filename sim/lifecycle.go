@@ -211,13 +211,13 @@ func (l *Lifecycle) Drained(t float64, id int) error {
 
 // Bill is a pool's accounting up to a time.
 type Bill struct {
-	InstanceSeconds float64 // instances billed × seconds (starting, serving, draining)
-	GPUSeconds      float64 // InstanceSeconds × GPUs per instance
-	ReservedUSD     float64 // Reserved × elapsed × ReservedRate
-	OnDemandUSD     float64 // instance-seconds above Reserved × OnDemandRate
-	CostUSD         float64 // ReservedUSD + OnDemandUSD
-	ScaleUps        int     // instances started
-	ScaleDowns      int     // instances cancelled or drained
+	InstanceSeconds float64 `json:"instance_seconds"` // instances billed × seconds (starting, serving, draining)
+	GPUSeconds      float64 `json:"gpu_seconds"`      // InstanceSeconds × GPUs per instance
+	ReservedUSD     float64 `json:"reserved_usd"`     // Reserved × elapsed × ReservedRate
+	OnDemandUSD     float64 `json:"on_demand_usd"`    // instance-seconds above Reserved × OnDemandRate
+	CostUSD         float64 `json:"cost_usd"`         // ReservedUSD + OnDemandUSD
+	ScaleUps        int     `json:"scale_ups"`        // instances started
+	ScaleDowns      int     `json:"scale_downs"`      // instances cancelled or drained
 }
 
 // Bill returns the accounting from the start (NewLifecycle's t0) to t.
