@@ -133,8 +133,8 @@ func (f *fleet) atDue(t float64, h func()) {
 func (f *fleet) onScaleTick() {
 	sc := f.sc
 	t := f.sim.Now()
-	if f.stopped() {
-		return
+	if f.stopped() || (f.srcDone && !f.heldWork()) {
+		return // the controller stops at the last arrival
 	}
 	f.step(t)
 	if f.err != nil {
@@ -179,16 +179,26 @@ func (f *fleet) onScaleTick() {
 	}
 	// After the last arrival the ticks go on only while a pool holds
 	// requests with no instance serving them.
-	for _, p := range f.pools {
-		if p.cq.Len() > 0 && p.sc.lc.Count(Serving) == 0 {
-			if p.sc.lc.Count(Starting) == 0 {
+	if f.heldWork() {
+		for _, p := range f.pools {
+			if p.cq.Len() > 0 && p.sc.lc.Active() == 0 {
 				f.fail(fmt.Errorf("pool %q holds %d requests after the last arrival and the autoscaler gives it no instance (min_instances 0?)", p.cfg.Name, p.cq.Len()))
 				return
 			}
-			f.atDue(t+sc.dt, f.onScaleTick)
-			return
+		}
+		f.atDue(t+sc.dt, f.onScaleTick)
+	}
+}
+
+// heldWork reports whether a pool holds requests while no instance of it
+// serves.
+func (f *fleet) heldWork() bool {
+	for _, p := range f.pools {
+		if p.cq.Len() > 0 && p.sc.lc.Count(Serving) == 0 {
+			return true
 		}
 	}
+	return false
 }
 
 // adaptSignals returns pool p's signals over the last interval (and
