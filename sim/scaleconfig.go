@@ -149,3 +149,13 @@ func (c *Config) adaptiveStart() int {
 	}
 	return smallest
 }
+
+// scalingBlocks reports whether any pool has a scaling block.
+func (c *Config) scalingBlocks() bool {
+	for _, p := range c.Pools {
+		if p.ScalingBlock != nil {
+			return true
+		}
+	}
+	return false
+}

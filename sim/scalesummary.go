@@ -18,6 +18,9 @@ type ScalingSummary struct {
 	ScaleUps    int     `json:"scale_ups"`   // instances started
 	ScaleDowns  int     `json:"scale_downs"` // instances cancelled or drained
 	HourSLO
+	// TTFTWindows tracks the fleet's P99 TTFT over windows of simulated
+	// time against the SLO.
+	TTFTWindows TTFTWindows `json:"ttft_windows"`
 	// BShort is the adaptive threshold at the end, tokens (0: none).
 	BShort int                  `json:"b_short,omitempty"`
 	Pools  []PoolScalingSummary `json:"pools"`
@@ -72,7 +75,8 @@ func (f *fleet) scalingSummary(end float64) *ScalingSummary {
 	if sc == nil {
 		return nil
 	}
-	s := &ScalingSummary{Policy: sc.policy, IntervalS: sc.dt, EndS: end, HourSLO: hourSummary(sc.hours), BShort: sc.bShort}
+	s := &ScalingSummary{Policy: sc.policy, IntervalS: sc.dt, EndS: end, HourSLO: hourSummary(sc.hours), BShort: sc.bShort,
+		TTFTWindows: sc.win.close()}
 	for _, p := range f.pools {
 		b := p.sc.lc.Bill(end)
 		ps := PoolScalingSummary{Name: p.cfg.Name, Bill: b, GPUHours: b.GPUSeconds / 3600,
@@ -86,4 +90,69 @@ func (f *fleet) scalingSummary(end float64) *ScalingSummary {
 		s.ScaleDowns += b.ScaleDowns
 	}
 	return s
+}
+
+// SLOWindowS is the window of TTFTWindows, s of simulated time.
+const SLOWindowS = 60.0
+
+// TTFTWindows is the P99 TTFT of the post-warm-up requests completed in
+// each window [k·WindowS, (k+1)·WindowS) of simulated time (by finish
+// time), against the SLO's TTFT target: how many windows were above it and
+// when the first began and the last ended (0 when none: the run recovered
+// from the last one by LastAboveEndS).
+type TTFTWindows struct {
+	WindowS       float64 `json:"window_s"`
+	Windows       int     `json:"windows"`          // windows with a completion
+	Above         int     `json:"above"`            // windows whose P99 TTFT exceeds the SLO
+	FirstAboveS   float64 `json:"first_above_s"`    // start of the first such window, s
+	LastAboveEndS float64 `json:"last_above_end_s"` // end of the last such window, s
+	WorstP99S     float64 `json:"worst_p99_s"`      // the largest window P99 TTFT, s
+}
+
+// ttftWindows accumulates TTFTWindows from records in finish order.
+type ttftWindows struct {
+	TTFTWindows
+	k    int64 // open window (−1: none yet)
+	slo  float64
+	s    windowSketch
+	init bool
+}
+
+func (w *ttftWindows) add(finish, ttft, slo float64) {
+	if !w.init {
+		w.init, w.k, w.slo, w.WindowS = true, -1, slo, SLOWindowS
+		w.s = windowSketch{s: newSketch()}
+		w.s.reset()
+	}
+	k := int64(finish / SLOWindowS)
+	if k != w.k {
+		w.flush()
+		w.k = k
+	}
+	w.s.add(ttft)
+}
+
+func (w *ttftWindows) flush() {
+	if w.k < 0 || w.s.s.n == 0 {
+		return
+	}
+	p := w.s.quantile(0.99)
+	w.Windows++
+	w.WorstP99S = max(w.WorstP99S, p)
+	if w.slo > 0 && p > w.slo {
+		if w.Above == 0 {
+			w.FirstAboveS = float64(w.k) * SLOWindowS
+		}
+		w.Above++
+		w.LastAboveEndS = float64(w.k+1) * SLOWindowS
+	}
+	w.s.reset()
+}
+
+func (w *ttftWindows) close() TTFTWindows {
+	if w.init {
+		w.flush()
+	}
+	w.WindowS = SLOWindowS
+	return w.TTFTWindows
 }

@@ -48,6 +48,7 @@ type scaler struct {
 	tick    bool      // ticks are scheduled
 	obs     []autoscale.Observation
 	hours   []hourSLO // fleet
+	win     ttftWindows
 	onTick  func(Decision)
 	decided []int
 }
@@ -144,7 +145,7 @@ func (f *fleet) onScaleTick() {
 		o := &sc.obs[i]
 		p.sc.meter.Take(t, o)
 		o.Current, o.Serving = p.sc.lc.Active(), p.sc.lc.Count(Serving)
-		o.Queue, o.Running = p.waiting(), p.running
+		o.Queue, o.Running, o.Slots = p.waiting(), p.running, p.ecfg.MaxSeqs
 		o.KVUtil = 0
 		if p.totalBlocks > 0 {
 			o.KVUtil = 1 - float64(p.freeBlocks)/float64(p.totalBlocks)
@@ -444,6 +445,9 @@ func (f *fleet) scaleRecord(r *Record) {
 	}
 	if r.Warmup {
 		return
+	}
+	if !r.Rejected {
+		f.sc.win.add(r.FinishS, r.TTFTS, f.cfg.SLO.TTFTS)
 	}
 	h := int(r.ArrivalS / 3600)
 	for _, hs := range []*[]hourSLO{&ps.hours, &f.sc.hours} {

@@ -30,6 +30,7 @@ func TestThresholdHand(t *testing.T) {
 		{"kv 0.9, target 0.6: ⌈8·1.5⌉", MetricKV, 0.6, Observation{Current: 8, Serving: 8, KVUtil: 0.9}, 12},
 		{"running 96/inst over 8, target 64: ⌈8·1.5⌉", MetricRunning, 64, Observation{Current: 8, Serving: 8, Running: 768}, 12},
 		{"rate 30/s on 4, target 5/s: ⌈4·1.5⌉", MetricRate, 5, Observation{Current: 4, Serving: 4, RateRPS: 30}, 6},
+		{"slots 96 of 4×32 = 0.75, target 0.5: ⌈4·1.5⌉", MetricSlots, 0.5, Observation{Current: 4, Serving: 4, Running: 96, Slots: 32}, 6},
 		// Ratio computed over serving instances only: 2 serving of 5.
 		{"starting instances report nothing: ⌈2·3⌉", MetricQueue, 4, Observation{Current: 5, Serving: 2, Queue: 24}, 6},
 		{"none serving: keep", MetricQueue, 4, Observation{Current: 3, Queue: 50}, 3},
