@@ -479,3 +479,46 @@ func (p *pool) submitScaled(j *engine.Job, need int, t engine.Time, out []engine
 	}
 	return p.submitPrivate(i, j, need, t, out)
 }
+
+// seriesScale fills the day columns of time-series row r (pool i of
+// f.pools, or the fleet for i = len(f.pools)) at its end (timeseries.go).
+// The fleet's row sums the pools' instances, GPU-hours and cost.
+func (f *fleet) seriesScale(r *SeriesRow, i int, end float64) {
+	r.BShort, r.OSDAlert = -1, -1
+	r.GPUHours, r.CostUSD = math.NaN(), math.NaN()
+	if f.sc != nil && f.sc.ad != nil {
+		r.BShort = int64(f.sc.bShort)
+	}
+	if o := f.osd; o != nil && o.started {
+		d := o.fleet
+		if i < len(f.pools) {
+			d = o.pools[i]
+		}
+		r.OSDAlert = 0
+		if d.Alert() {
+			r.OSDAlert = 1
+		}
+	} else if o != nil {
+		r.OSDAlert = 0
+	}
+	pools := f.pools
+	if i < len(f.pools) {
+		pools = f.pools[i : i+1]
+	}
+	if f.sc != nil {
+		r.GPUHours, r.CostUSD = 0, 0
+	}
+	for _, p := range pools {
+		if p.sc == nil {
+			r.Serving += int64(p.cfg.Count)
+			continue
+		}
+		lc := p.sc.lc
+		r.Starting += int64(lc.Count(Starting))
+		r.Serving += int64(lc.Count(Serving))
+		r.Draining += int64(lc.Count(Draining))
+		b := lc.Bill(max(end, lc.t))
+		r.GPUHours += b.GPUSeconds / 3600
+		r.CostUSD += b.CostUSD
+	}
+}
