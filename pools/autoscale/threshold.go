@@ -32,7 +32,7 @@ type Threshold struct {
 	// Targets, when set, gives pool i its own target (Targets[i] > 0;
 	// 0 keeps Target).
 	Targets []float64
-	hist                   [][]rec // per pool, recommendations within the longer window
+	hist    [][]rec // per pool, recommendations within the longer window
 }
 
 type rec struct {
