@@ -57,8 +57,11 @@ func (p PoolConfig) Scaling() (Scaling, error) {
 			*dst = *v
 		}
 	}
-	setI(&s.Min, sc.MinInstances)
 	setI(&s.Max, sc.MaxInstances)
+	if s.Max > 0 {
+		s.Min = min(s.Min, s.Max)
+	}
+	setI(&s.Min, sc.MinInstances)
 	setI(&s.Reserved, sc.ReservedInstances)
 	setF(&s.ReservedRate, sc.ReservedRate)
 	setF(&s.OnDemandRate, sc.OnDemandRate)

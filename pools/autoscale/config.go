@@ -276,7 +276,9 @@ func ParseConfig(s string) (Config, error) {
 				return c, bad("target", v, "must be a number")
 			}
 		case "interval":
-			c.IntervalS = num("autoscale.interval_s")
+			if c.IntervalS = num("autoscale.interval_s"); err == nil && !(c.IntervalS > 0) {
+				return c, bad("interval_s", c.IntervalS, "must be a finite number of seconds > 0")
+			}
 		case "tolerance":
 			x, e := strconv.ParseFloat(v, 64)
 			if e != nil {
