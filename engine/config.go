@@ -25,6 +25,10 @@ type Timing struct {
 	P    float64 // cost per prompt token prefilled in the iteration, s/token
 }
 
+// MinIterationS is the shortest Timing.W Config.Validate accepts, s: every
+// iteration takes at least one picosecond, the engine's time unit.
+const MinIterationS = 1e-12
+
 // Config is the static configuration of one instance.
 type Config struct {
 	MaxSeqs          int    // batch slots: most sequences running at once
@@ -61,8 +65,8 @@ func (c Config) Validate() error {
 			return fmt.Errorf("engine: %s = %v, must be a finite number >= 0 (seconds)", f.name, f.v)
 		}
 	}
-	if !(c.Timing.W >= 1e-12) {
-		return fmt.Errorf("engine: Timing.W = %v, must be >= 1e-12 (every iteration takes at least one picosecond, the engine's time unit; seconds)", c.Timing.W)
+	if !(c.Timing.W >= MinIterationS) {
+		return fmt.Errorf("engine: Timing.W = %v, must be >= %g (every iteration takes at least one picosecond, the engine's time unit; seconds)", c.Timing.W, MinIterationS)
 	}
 	// The longest iteration: every slot active and prefilling a full chunk,
 	// the whole KV cache held.

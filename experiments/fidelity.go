@@ -113,6 +113,24 @@ func (w *poolWaits) share(pool string) float64 {
 	return float64(w.waits[pool]) / float64(w.n[pool])
 }
 
+// kvSlots returns the slots of a kv-fidelity instance: maxSeqs (a cap)
+// or the max-context sequences its KV budget holds, whichever is fewer,
+// min(maxSeqs, ⌊KVBlocks/⌈maxCtx/BlockTokens⌉⌋), at least 1. An A100
+// (65,536 blocks of 16 tokens) holds 16 sequences of 65,536 tokens.
+func kvSlots(g catalog.GPU, maxCtx, maxSeqs int) int {
+	perSeq := (maxCtx + g.BlockTokens - 1) / g.BlockTokens
+	return max(1, min(maxSeqs, g.KVBlocks/max(1, perSeq)))
+}
+
+// kvMeasure is measure for the kv fidelity: the sim divides busy slots by
+// max_seqs (maxSeqs here, a cap); the utilization is over the slots the
+// KV budget holds at the pool's max context (kvSlots).
+func kvMeasure(s sim.PoolMetrics, w *poolWaits, g catalog.GPU, maxCtx, maxSeqs int) PoolMeasure {
+	m := measure(s, w)
+	m.Util *= float64(maxSeqs) / float64(kvSlots(g, maxCtx, maxSeqs))
+	return m
+}
+
 // measure turns a simulated pool's metrics into a PoolMeasure.
 func measure(s sim.PoolMetrics, w *poolWaits) PoolMeasure {
 	return PoolMeasure{Util: s.SlotUtilization, PWait: w.share(s.Name), P99Wait: s.QueueWait.P99, P99TTFT: s.TTFT.P99, P99TPOT: s.TPOT.P99,

@@ -176,6 +176,7 @@ func CheckPool(c PoolCase) (PoolCheck, error) {
 		}
 		m := measure(sum.Pools[0], w)
 		if f == FidelityKV {
+			m = kvMeasure(sum.Pools[0], w, g, c.MaxCtx, pcfg.MaxSeqs)
 			pc.KV = &m
 		} else {
 			pc.Sim = m

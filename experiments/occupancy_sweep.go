@@ -87,7 +87,7 @@ func OccupancySweep(o Options) ([]Table, error) {
 	}
 	note := "Analytic values are blank where the model has no stable operating point (paper: ρ >= 1; occupancy: λ at or above its full-batch rate). Simulated values at such loads come from a finite run whose queue still grows: they depend on its length. " +
 		"P(wait): paper = Erlang C; slot = share of requests with a wait > 0; engine and kv = share waiting longer than the pool's longest possible iteration. " +
-		"kv = the engine with max_seqs 256 (vLLM's max_num_seqs) and the A100's 65,536 KV blocks: it runs up to 16× the sequences per GPU, so at the same λ it is far less loaded."
+		"kv = the engine with max_seqs 256 (vLLM's max_num_seqs) a cap and the A100's 65,536 KV blocks the budget (it can run up to 16× the sequences per GPU); its utilization is over the slots that budget holds at the pool's max context, min(256, 65,536/⌈max_ctx/16⌉) = 16 at 65,536 tokens, so it exceeds 1 when shorter sequences let more than 16 share the cache."
 	for _, t := range []*Table{&util, &pw, &w99} {
 		t.Notes = []string{note}
 	}

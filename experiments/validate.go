@@ -431,7 +431,8 @@ func (v *Validation) otherFidelities(c ValidateConfig, scfg sim.Config, m fleeto
 				return err
 			}
 			for i := range v.Pools {
-				m := measure(sum.Pools[i], waits)
+				g, _ := catalog.LookupGPU(kcfg.Pools[i].GPU)
+				m := kvMeasure(sum.Pools[i], waits, g, kcfg.Pools[i].MaxContext, ms)
 				v.Pools[i].KV = &m
 			}
 		}

@@ -71,6 +71,24 @@ func (p PoolConfig) slots(g catalog.GPU) int {
 	return g.Slots(p.MaxContext)
 }
 
+// engineConfig returns the engine configuration of one instance of the
+// pool (profile g, timing preset timing): the catalog's, then the
+// override, max_seqs and kv_blocks.
+func (p PoolConfig) engineConfig(g catalog.GPU, timing string) (engine.Config, error) {
+	ecfg, err := g.EngineConfig(p.MaxContext, timing)
+	if err != nil {
+		return engine.Config{}, err
+	}
+	p.Override.apply(&ecfg)
+	if p.MaxSeqs > 0 {
+		ecfg.MaxSeqs = p.MaxSeqs
+	}
+	if p.KVBlocks > 0 {
+		ecfg.KVBlocks = p.KVBlocks
+	}
+	return ecfg, nil
+}
+
 // InstanceProfile returns the pool's instance profile: Instance when set, else the
 // computed profile of GPU/Model/tpTP when Model is set, else the catalog
 // profile named GPU.
@@ -262,8 +280,8 @@ func (c *Config) Validate() error {
 		if p.MaxSeqs < 0 || p.MaxSeqs > 1<<20 {
 			return bad(f+".max_seqs", p.MaxSeqs, "must be in [1, %d] (0 = the catalog's slot rule)", 1<<20)
 		}
-		if p.KVBlocks < 0 || p.KVBlocks > 1<<30 {
-			return bad(f+".kv_blocks", p.KVBlocks, "must be in [1, %d] (0 = the GPU's KV budget)", 1<<30)
+		if p.KVBlocks < 0 || p.KVBlocks > catalog.MaxKVBlocks {
+			return bad(f+".kv_blocks", p.KVBlocks, "must be in [1, %d] (0 = the GPU's KV budget)", catalog.MaxKVBlocks)
 		}
 		if p.KVBlocks > 0 && (p.MaxContext-2)/g.BlockTokens+1 > p.KVBlocks {
 			return bad(f+".kv_blocks", p.KVBlocks, "one request of max_ctx %d tokens needs %d blocks of %d tokens", p.MaxContext, (p.MaxContext-2)/g.BlockTokens+1, g.BlockTokens)
@@ -276,6 +294,14 @@ func (c *Config) Validate() error {
 		}
 		if err := p.Override.validate(f, p); err != nil {
 			return err
+		}
+		// The engine's own rules for the instance the run would build (its
+		// longest iteration depends on the slots, the KV budget and the
+		// timing preset together).
+		if ecfg, err := p.engineConfig(g, c.Timing); err == nil {
+			if err := ecfg.Validate(); err != nil {
+				return bad(f, p.Name, "%v", err)
+			}
 		}
 	}
 	if c.Router.Kind != "" && !slices.Contains(routerNames, c.Router.Kind) {

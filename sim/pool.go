@@ -70,16 +70,9 @@ func newPool(pc PoolConfig, order int, timing string, fls *flights) (*pool, erro
 	if err != nil {
 		return nil, fmt.Errorf("pool %q: gpu: %w", pc.Name, err)
 	}
-	ecfg, err := g.EngineConfig(pc.MaxContext, timing)
+	ecfg, err := pc.engineConfig(g, timing)
 	if err != nil {
 		return nil, fmt.Errorf("pool %q: max_ctx: %w", pc.Name, err)
-	}
-	pc.Override.apply(&ecfg)
-	if pc.MaxSeqs > 0 {
-		ecfg.MaxSeqs = pc.MaxSeqs
-	}
-	if pc.KVBlocks > 0 {
-		ecfg.KVBlocks = pc.KVBlocks
 	}
 	mode, err := parseDispatch(pc.Dispatch)
 	if err != nil {

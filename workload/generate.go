@@ -242,6 +242,10 @@ func openTrace(path, format string) (io.Closer, TraceReader, error) {
 	if err != nil {
 		return nil, nil, traceErr(path, 0, "", "", "cannot open: %v", err)
 	}
+	if err := checkSize(f, path, MaxTraceBytes); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("workload: trace: %w", err)
+	}
 	maxLine := int64(MaxTraceLineBytes)
 	if format != TraceAzure && !(format == TraceGeneric && strings.EqualFold(filepath.Ext(path), ".csv")) {
 		maxLine = 0 // JSONL: the scanner's own limit, maxJSONLLine

@@ -24,15 +24,41 @@ const (
 // StdinName is the file name that stands for standard input (--trace -).
 const StdinName = "-"
 
-// LimitError is an input that breaks a size limit.
+// LimitError is an input that breaks a size limit: the whole file (Line
+// 0) or one line of it.
 type LimitError struct {
 	File  string // name as given
-	What  string // "file" or "line N"
+	Line  int64  // the line without a newline within Limit bytes; 0: the whole file
 	Limit int64  // bytes
+	Size  int64  // the file's size when known before reading (a regular file), else 0
+	NUL   bool   // the line read so far holds NUL bytes (a binary or sparse file)
 }
 
 func (e *LimitError) Error() string {
-	return fmt.Sprintf("%s %q is longer than %d bytes (the limit; is it the right file?)", e.What, e.File, e.Limit)
+	hint := "is it the right file?"
+	if e.NUL {
+		hint = "it holds NUL bytes: a binary or sparse file?"
+	}
+	switch {
+	case e.Line > 0:
+		return fmt.Sprintf("line %d of %q has no newline within %d bytes, longer than the limit for one line (%s)", e.Line, e.File, e.Limit, hint)
+	case e.Size > 0:
+		return fmt.Sprintf("file %q is %d bytes, longer than the limit of %d bytes for this input (%s)", e.File, e.Size, e.Limit, hint)
+	}
+	return fmt.Sprintf("file %q is longer than the limit of %d bytes for this input (%s)", e.File, e.Limit, hint)
+}
+
+// checkSize returns a *LimitError when f is a regular file larger than
+// limit bytes, so that the error states the file's size before anything is
+// read (a 70 GB sparse file is "larger than the limit", not "line 1 too
+// long").
+func checkSize(f io.Reader, name string, limit int64) error {
+	if of, ok := f.(*os.File); ok {
+		if fi, err := of.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
+			return &LimitError{File: name, Limit: limit, Size: fi.Size()}
+		}
+	}
+	return nil
 }
 
 // limitReader passes a stream through, failing with a *LimitError once the
@@ -44,6 +70,7 @@ type limitReader struct {
 	maxLine, maxTotal int64
 	total, lineLen    int64
 	line              int64 // 1-based line being read
+	nul               bool  // the line being read holds a NUL byte
 	err               error
 }
 
@@ -58,7 +85,7 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
 	l.total += int64(n)
 	if l.total > l.maxTotal {
-		l.err = &LimitError{File: l.name, What: "file", Limit: l.maxTotal}
+		l.err = &LimitError{File: l.name, Limit: l.maxTotal}
 		return 0, l.err
 	}
 	if l.maxLine > 0 {
@@ -74,12 +101,14 @@ func (l *limitReader) Read(p []byte) (int, error) {
 			}
 			l.line++
 			l.lineLen = 0
+			l.nul = false
 			b = b[i+1:]
 		}
 		if l.lineLen > l.maxLine || bytes.IndexByte(b, '\n') >= 0 {
-			l.err = &LimitError{File: l.name, What: fmt.Sprintf("line %d of", l.line), Limit: l.maxLine}
+			l.err = &LimitError{File: l.name, Line: l.line, Limit: l.maxLine, NUL: l.nul || bytes.IndexByte(p[:n], 0) >= 0}
 			return 0, l.err
 		}
+		l.nul = l.nul || bytes.IndexByte(b, 0) >= 0
 	}
 	return n, err
 }
@@ -103,12 +132,15 @@ func ReadFileLimit(name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if err := checkSize(f, name, limit); err != nil {
+		return nil, err
+	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, &LimitError{File: name, What: "file", Limit: limit}
+		return nil, &LimitError{File: name, Limit: limit, NUL: bytes.IndexByte(data, 0) >= 0}
 	}
 	return data, nil
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -136,6 +137,11 @@ type simulationReport struct {
 	Calibration capacitycheck.Calibration `json:"calibration"`
 	PlanUnits   float64                   `json:"plan_units"` // the plan the instance counts surround
 	capacitycheck.Comparison
+	// With a latency plan: the smallest simulated fleet reaching the
+	// plan's units, and whether its simulated latency meets the target
+	// (false: the plan is MISSED in simulation).
+	PlanInstances int   `json:"plan_instances,omitempty"`
+	PlanMetTarget *bool `json:"plan_met_target,omitempty"`
 }
 
 // parseList splits a comma list and parses each item.
@@ -222,6 +228,9 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 			if v != math.Trunc(v) || v < 1 || v > 1e6 {
 				return badInput("--instances %q: %v is not an instance count in [1, 1000000]", f.instances, v)
 			}
+			if slices.Contains(instances, int(v)) {
+				return badInput("--instances %q: %v is given twice; each fleet is simulated once", f.instances, v)
+			}
 			instances = append(instances, int(v))
 		}
 	}
@@ -247,6 +256,13 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 	ws := make([]capacity.Windowed, len(windows))
 	for i, d := range windows {
 		if ws[i], err = capacity.Bucket(s, prof.Tau, d); err != nil {
+			if nb := s.Span()/d + 1; f.rate > 0 && d >= 1 && nb > capacity.MaxBuckets {
+				// A window of a second or more is an ordinary one (the
+				// default windows are 1, 5, 30 s): the span is --rate's
+				// doing (the requests generated or rescaled at that rate).
+				return badInput("--rate %v: %d requests at this rate span %.4g s, %.3g windows of %g s (at most %d); give --rate >= %.3g requests/s, fewer --requests or longer --windows",
+					f.rate, len(reqs), s.Span(), nb, d, capacity.MaxBuckets, f.rate*nb/capacity.MaxBuckets)
+			}
 			return badInput("%s", capacityFlagNames(oneLine(err)))
 		}
 	}
@@ -275,7 +291,14 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 		planUnits = float64(lp.MinUnits)
 	}
 	if f.simulate {
-		if rep.Simulation, err = simulateCapacity(reqs, prof, f, instances, planUnits); err != nil {
+		var target *capacitycheck.Target
+		if lt != nil {
+			target = &capacitycheck.Target{ThresholdS: lt.ThresholdS, Percentile: lt.Percentile, Metric: lt.Metric}
+			if target.Metric == "" {
+				target.Metric = capacity.MetricE2E
+			}
+		}
+		if rep.Simulation, err = simulateCapacity(reqs, prof, f, instances, planUnits, target); err != nil {
 			return err
 		}
 	}
@@ -415,7 +438,7 @@ func (f *capacityFlags) loadRequests() ([]capacity.Request, string, error) {
 
 // simulateCapacity calibrates the GPU and compares the fluid model with the
 // simulator around planUnits.
-func simulateCapacity(reqs []capacity.Request, prof capacity.Profile, f *capacityFlags, instances []int, planUnits float64) (*simulationReport, error) {
+func simulateCapacity(reqs []capacity.Request, prof capacity.Profile, f *capacityFlags, instances []int, planUnits float64, target *capacitycheck.Target) (*simulationReport, error) {
 	o := capacitycheck.Options{GPU: f.gpu, Timing: f.timing, MaxCtx: f.maxCtx, Seed: f.seed}
 	cal, err := capacitycheck.Calibrate(reqs, prof, o)
 	if err != nil {
@@ -428,7 +451,7 @@ func simulateCapacity(reqs []capacity.Request, prof capacity.Profile, f *capacit
 	if len(instances) == 0 {
 		instances = capacitycheck.Around(planUnits, cal)
 	}
-	cmp, err := capacitycheck.Compare(reqs, prof, cal, instances, planUnits, f.seed)
+	cmp, err := capacitycheck.Compare(reqs, prof, cal, instances, planUnits, f.seed, target)
 	if err != nil {
 		var fe *workload.FieldError
 		if errors.As(err, &fe) {
@@ -436,7 +459,11 @@ func simulateCapacity(reqs []capacity.Request, prof capacity.Profile, f *capacit
 		}
 		return nil, err
 	}
-	return &simulationReport{Calibration: cal, PlanUnits: planUnits, Comparison: cmp}, nil
+	rep := &simulationReport{Calibration: cal, PlanUnits: planUnits, Comparison: cmp}
+	if pt := cmp.PlanFleet(planUnits); pt != nil && pt.MetTarget != nil {
+		rep.PlanInstances, rep.PlanMetTarget = pt.Instances, pt.MetTarget
+	}
+	return rep, nil
 }
 
 // capacityPlotNames are the files --plot-dir receives.

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fleetsim/fleetsim/pools/capacity"
+	"github.com/fleetsim/fleetsim/sim/capacitycheck"
 )
 
 // writeCapacityTable prints the capacity report for people.
@@ -70,17 +71,29 @@ func writeCapacityTable(w io.Writer, rep *capacityReport) error {
 		writeBaseline(w, "  baseline (NNLS on unloaded runs)", c.Baseline)
 		fmt.Fprintf(w, "  fleets around the plan's %g %s; underestimate = (sim − fluid)/sim\n", s.PlanUnits, units)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "  instances\tG units\tutilization\tfluid p95 s\tsim p95 s\tunder p95\tfluid p99 s\tsim p99 s\tunder p99\tsim p99 wait s\tload-fit p99 s\tunder\tref-fit p99 s\tunder\t")
+		head := "  instances\tG units\tutilization\tfluid p95 s\tsim p95 s\tunder p95\tfluid p99 s\tsim p99 s\tunder p99\tsim p99 wait s\tload-fit p99 s\tunder\tref-fit p99 s\tunder\t"
+		tg := s.Target
+		if tg != nil {
+			head += fmt.Sprintf("sim %s s\ttarget\t", targetName(tg))
+		}
+		fmt.Fprintln(tw, head)
 		for _, pt := range s.Points {
-			fmt.Fprintf(tw, "  %d\t%.2f\t%.3f\t%.3f\t%.3f\t%.1f%%\t%.3f\t%.3f\t%.1f%%\t%.3f\t%.3f\t%.1f%%\t%.3f\t%.1f%%\t\n",
+			fmt.Fprintf(tw, "  %d\t%.2f\t%.3f\t%.3f\t%.3f\t%.1f%%\t%.3f\t%.3f\t%.1f%%\t%.3f\t%.3f\t%.1f%%\t%.3f\t%.1f%%\t",
 				pt.Instances, pt.Units, pt.Utilization, pt.FluidP95S, pt.SimP95S, 100*pt.Under95,
 				pt.FluidP99S, pt.SimP99S, 100*pt.Under99, pt.SimQueueP99S,
 				pt.LoadFitP99S, 100*pt.LoadFitUnder99, pt.RefFitP99S, 100*pt.RefFitUnder99)
+			if tg != nil && pt.MetTarget != nil {
+				fmt.Fprintf(tw, "%.3f\t%s\t", pt.SimTargetS, map[bool]string{true: "met", false: "MISSED"}[*pt.MetTarget])
+			}
+			fmt.Fprintln(tw)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "  load-fit: L_base fitted (NNLS) on that fleet's simulated latencies; ref-fit: on the %d-instance fleet's\n", s.RefInstances)
+		if tg != nil {
+			writePlanVerdict(w, s, tg)
+		}
 	}
 	for _, path := range rep.Plots {
 		fmt.Fprintf(w, "\nplot: %s", path)
@@ -89,6 +102,34 @@ func writeCapacityTable(w io.Writer, rep *capacityReport) error {
 		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+// targetName is a latency target's percentile and metric: "p99 e2e".
+func targetName(t *capacitycheck.Target) string {
+	return fmt.Sprintf("p%g %s", 100*t.Percentile, t.Metric)
+}
+
+// writePlanVerdict states whether the latency plan holds in simulation on
+// the smallest simulated fleet reaching its units.
+func writePlanVerdict(w io.Writer, s *simulationReport, t *capacitycheck.Target) {
+	pt := s.PlanFleet(s.PlanUnits)
+	switch {
+	case pt == nil || pt.MetTarget == nil:
+		fmt.Fprintf(w, "  latency plan not checked: no simulated fleet reaches its %g units\n", s.PlanUnits)
+	case *pt.MetTarget:
+		fmt.Fprintf(w, "  latency plan met in simulation: %s = %.2f units (the smallest reaching the plan's %g) give %s %.3f s <= %g s\n",
+			instancesName(pt.Instances), pt.Units, s.PlanUnits, targetName(t), pt.SimTargetS, t.ThresholdS)
+	default:
+		fmt.Fprintf(w, "  MISSED: the latency plan (%g units for %s <= %g s) does not hold in simulation: %s = %.2f units (the smallest reaching it) give %s %.3f s\n",
+			s.PlanUnits, targetName(t), t.ThresholdS, instancesName(pt.Instances), pt.Units, targetName(t), pt.SimTargetS)
+	}
+}
+
+func instancesName(n int) string {
+	if n == 1 {
+		return "1 instance"
+	}
+	return fmt.Sprintf("%d instances", n)
 }
 
 func writeBaseline(w io.Writer, label string, f capacity.Fit) {

@@ -338,15 +338,31 @@ func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io
 		written = append(written, dir)
 		return nil
 	}
+	var unlock func() // --out's lock, released after any cleanup
 	defer func() {
 		if err != nil {
 			for i := len(written) - 1; i >= 0; i-- {
+				if written[i] == f.out && unlock != nil {
+					unlock()
+					unlock = nil
+				}
 				os.Remove(written[i])
 			}
+		}
+		if unlock != nil {
+			unlock()
 		}
 	}()
 	if err := mkdir(f.out); err != nil {
 		return err
+	}
+	if shard.N == 0 {
+		// The whole grid's set (sweep.parquet, table, plots, points) is
+		// one run's: a second sweep into the same --out is refused while
+		// this one runs. A shard writes only its own part file.
+		if unlock, err = export.LockDir(f.out); err != nil {
+			return err
+		}
 	}
 	opts := sweep.Options{Workers: f.workers, Shard: shard, Stop: stop}
 	if f.points {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -45,17 +46,41 @@ type hfQuant struct {
 // gives an error rather than overflowing the arithmetic.
 const maxHFDim = 1 << 24
 
+// hfDTypeBytes is the bytes per weight of each torch_dtype ParseHFConfig
+// knows ("" = absent: 2, the common half precision).
+var hfDTypeBytes = map[string]float64{
+	"": 2, "float16": 2, "bfloat16": 2, "float32": 4,
+	"float8_e4m3fn": 1, "float8_e5m2": 1,
+}
+
+func hfDTypeNames() []string {
+	var n []string
+	for k := range hfDTypeBytes {
+		if k != "" {
+			n = append(n, k)
+		}
+	}
+	slices.Sort(n)
+	return n
+}
+
 // ParseHFConfig builds a Model from a Hugging Face config.json: the KV
 // geometry (layers, KV heads — num_attention_heads when absent —, head_dim
 // — hidden/heads when absent), the architecture, and a parameter count
 // estimated from the shapes (embeddings, attention projections, gated MLP
 // or MoE experts; norms and biases ignored). Weights are 2 bytes per
-// parameter for bfloat16/float16, 4 for float32, 1 when the config's
-// quantization_config is fp8; the KV cache is 2 bytes per element. An MLA
+// parameter for bfloat16/float16 (or no torch_dtype), 4 for float32, 1 for
+// float8_e4m3fn/float8_e5m2 or when the config's quantization_config is
+// fp8; another torch_dtype is an error, as are a key given twice and a
+// hidden_size not divisible by the heads without head_dim. The KV cache is
+// 2 bytes per element. An MLA
 // config (kv_lora_rank) gets the equivalent KV geometry kv_heads = 1,
 // head_dim = (kv_lora_rank + qk_rope_head_dim)/2, as the catalog's
 // deepseek-v3.
 func ParseHFConfig(name string, data []byte) (Model, error) {
+	if err := CheckDuplicateKeys(data); err != nil {
+		return Model{}, fmt.Errorf("config.json %s: %w; give each key once", name, err)
+	}
 	var c hfConfig
 	if err := json.Unmarshal(data, &c); err != nil {
 		return Model{}, fmt.Errorf("config.json %s: not a JSON object of a Hugging Face config: %v", name, err)
@@ -90,6 +115,9 @@ func ParseHFConfig(name string, data []byte) (Model, error) {
 	m.HeadDim = c.Hidden / c.Heads
 	if c.HeadDim != nil {
 		m.HeadDim = *c.HeadDim
+	} else if c.Hidden%c.Heads != 0 && c.KVLoraRank == 0 {
+		return Model{}, fmt.Errorf("config.json %s: hidden_size = %d: not divisible by num_attention_heads = %d, and head_dim is absent (hidden_size/heads = %.4g); give head_dim",
+			name, c.Hidden, c.Heads, float64(c.Hidden)/float64(c.Heads))
 	}
 	if m.KVHeads < 1 || m.KVHeads > c.Heads || c.Heads%m.KVHeads != 0 {
 		return Model{}, fmt.Errorf("config.json %s: num_key_value_heads = %d: must divide num_attention_heads %d", name, m.KVHeads, c.Heads)
@@ -140,10 +168,9 @@ func ParseHFConfig(name string, data []byte) (Model, error) {
 	} else {
 		m.Params = embed + L*(attn+dense)
 	}
-	bytes := 2.0
-	switch strings.ToLower(c.TorchDType) {
-	case "float32":
-		bytes = 4
+	bytes, ok := hfDTypeBytes[strings.ToLower(c.TorchDType)]
+	if !ok {
+		return Model{}, fmt.Errorf("config.json %s: torch_dtype = %q: unknown (allowed: %s; absent: 2 bytes per parameter)", name, c.TorchDType, strings.Join(hfDTypeNames(), ", "))
 	}
 	if c.Quant != nil && strings.EqualFold(c.Quant.Method, "fp8") {
 		bytes = 1

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/fleetsim/fleetsim/engine"
 )
 
 // ProfileFile is a catalog profile file (YAML): either the constants of a
@@ -28,6 +30,12 @@ type ProfileFile struct {
 	ReserveGB *float64    `yaml:"reserve_gb"` // runtime reserve per GPU, GB (default DefaultReserveGB)
 	Eff       *Efficiency `yaml:"efficiency"` // roofline factors (absent keys: DefaultEfficiency's)
 }
+
+// MaxKVBlocks bounds the KV blocks of one instance: a profile file's
+// constants.kv_blocks and a simulated pool's kv_blocks override (sim).
+// 2^30 blocks of 16 tokens are 17 G tokens; beyond it a run's slot count
+// makes its work outrun the simulator's time range.
+const MaxKVBlocks = 1 << 30
 
 // Constants are a profile's constants written by hand (GPU's fields).
 type Constants struct {
@@ -172,21 +180,37 @@ func (c Constants) profile(name string) (GPU, error) {
 		g.BlockTokens = DefaultBlockTokens
 	}
 	fin := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	const maxCount, maxBlockTokens = 1 << 30, 1 << 20
 	switch {
-	case !(c.W > 0) || !fin(c.W):
-		return GPU{}, fmt.Errorf("profile file: constants.w = %v: must be a finite number of seconds > 0", c.W)
+	case !(c.W >= engine.MinIterationS && c.W <= engine.MaxIterationS):
+		return GPU{}, fmt.Errorf("profile file: constants.w = %v: must be %g to %g seconds (the engine's shortest and longest iteration)",
+			c.W, engine.MinIterationS, float64(engine.MaxIterationS))
 	case !(c.H >= 0) || !fin(c.H):
 		return GPU{}, fmt.Errorf("profile file: constants.h = %v: must be a finite number of seconds >= 0", c.H)
-	case c.KVBlocks < 1 || c.KVBlocks > 1<<40:
-		return GPU{}, fmt.Errorf("profile file: constants.kv_blocks = %d: must be >= 1", c.KVBlocks)
-	case c.MaxSlots < 0 || c.MaxSlots > 1<<30:
-		return GPU{}, fmt.Errorf("profile file: constants.max_slots = %d: must be >= 0 (0: limited by KV only)", c.MaxSlots)
-	case g.CalibCtx < 1 || g.CalibCtx > 1<<30 || g.ChunkTokens < 1 || g.BlockTokens < 1 || g.BlockTokens > 1<<20:
-		return GPU{}, fmt.Errorf("profile file: constants: calib_ctx %d, chunk_tokens %d and block_tokens %d must be >= 1", c.CalibCtx, c.ChunkTokens, c.BlockTokens)
+	case c.KVBlocks < 1 || c.KVBlocks > MaxKVBlocks:
+		return GPU{}, fmt.Errorf("profile file: constants.kv_blocks = %d: must be 1 to %d", c.KVBlocks, MaxKVBlocks)
+	case c.MaxSlots < 0 || c.MaxSlots > maxCount:
+		return GPU{}, fmt.Errorf("profile file: constants.max_slots = %d: must be 0 to %d (0: limited by KV only)", c.MaxSlots, maxCount)
+	case g.CalibCtx < 1 || g.CalibCtx > maxCount:
+		return GPU{}, fmt.Errorf("profile file: constants.calib_ctx = %d: must be 1 to %d tokens (absent: %d)", c.CalibCtx, maxCount, CalibCtx)
+	case g.ChunkTokens < 1 || g.ChunkTokens > maxCount:
+		return GPU{}, fmt.Errorf("profile file: constants.chunk_tokens = %d: must be 1 to %d tokens (absent: %d)", c.ChunkTokens, maxCount, DefaultChunkTokens)
+	case g.BlockTokens < 1 || g.BlockTokens > maxBlockTokens:
+		return GPU{}, fmt.Errorf("profile file: constants.block_tokens = %d: must be 1 to %d tokens (absent: %d)", c.BlockTokens, maxBlockTokens, DefaultBlockTokens)
 	case !(c.CostPerHour >= 0) || !fin(c.CostPerHour):
 		return GPU{}, fmt.Errorf("profile file: constants.cost_per_hour = %v: must be a finite number >= 0", c.CostPerHour)
 	case c.TP < 0 || c.TP > MaxTP:
 		return GPU{}, fmt.Errorf("profile file: constants.tp = %d: must be 0 to %d", c.TP, MaxTP)
+	}
+	// The engine's own check of the longest iteration (the whole KV cache
+	// held, timing kv), so a profile it would refuse at run time is refused
+	// here, with the same bound.
+	t, _ := g.Timing(TimingKV)
+	ec := engine.Config{MaxSeqs: 1, KVBlocks: g.KVBlocks, BlockTokens: g.BlockTokens, ChunkTokens: 1, MaxModelLen: 2, Timing: t}
+	if err := ec.Validate(); err != nil {
+		longest := t.W + t.HKV*float64(g.KVBlocks)*float64(g.BlockTokens)
+		return GPU{}, fmt.Errorf("profile file: constants.h = %v: an iteration holding the whole KV cache would take %.4g s (w + h × kv_blocks × block_tokens / calib_ctx); must be <= %g s",
+			c.H, longest, float64(engine.MaxIterationS))
 	}
 	if g.MaxSlots == 0 {
 		g.MaxSlots = int((int64(g.KVBlocks)*int64(g.BlockTokens) + int64(g.CalibCtx) - 1) / int64(g.CalibCtx))

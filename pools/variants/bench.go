@@ -57,9 +57,10 @@ const MaxBenchRows = 1_000_000
 
 // ReadBench reads a benchmark CSV with a header naming the columns mm, hw,
 // prec, bb, itl (required), thp, dp, tp (optional; tp defaults to 1) and,
-// for the prefill fit, in and prefill (or ttft), both optional. It returns
-// the groups in order of first appearance. A row that does not parse is an
-// error naming its line and column.
+// for the prefill fit, in and prefill (or ttft, not both), both optional. It
+// returns the groups in order of first appearance. A column named twice, a
+// row that does not parse, or a row with only one of in and prefill, or
+// with prefill for in = 0, is an error naming its line and column.
 func ReadBench(r io.Reader) ([]BenchGroup, error) {
 	cr := csv.NewReader(r)
 	cr.TrimLeadingSpace = true
@@ -72,7 +73,11 @@ func ReadBench(r io.Reader) ([]BenchGroup, error) {
 	}
 	col := map[string]int{}
 	for i, h := range head {
-		col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+		if j, dup := col[name]; dup && name != "" {
+			return nil, bad("benchmark header", strings.Join(head, ","), "column %q is given twice (columns %d and %d); name each column once", name, j+1, i+1)
+		}
+		col[name] = i
 	}
 	for _, c := range []string{"mm", "hw", "prec", "bb", "itl"} {
 		if _, ok := col[c]; !ok {
@@ -82,6 +87,11 @@ func ReadBench(r io.Reader) ([]BenchGroup, error) {
 	preName := "prefill"
 	if _, ok := col[preName]; !ok {
 		preName = "ttft"
+	} else if _, ok := col["ttft"]; ok {
+		return nil, bad("benchmark header", strings.Join(head, ","), "has both prefill and ttft; give one of them (the prefill time of the batch, ms)")
+	}
+	if hasCol(col, "in") != hasCol(col, preName) {
+		return nil, bad("benchmark header", strings.Join(head, ","), "the prefill fit needs both an in column and a prefill (or ttft) column; give both or neither")
 	}
 	var groups []BenchGroup
 	index := map[string]int{}
@@ -145,14 +155,20 @@ func ReadBench(r io.Reader) ([]BenchGroup, error) {
 		if row.Batch < 1 {
 			return nil, bad(fmt.Sprintf("line %d: bb", line), row.Batch, "the batch size must be >= 1")
 		}
-		if get("in") != "" && get(preName) != "" {
+		switch hasIn, hasPre := get("in") != "", get(preName) != ""; {
+		case hasIn && hasPre:
 			if err := num("in", &row.In, true); err != nil {
 				return nil, err
 			}
 			if err := num(preName, &row.Prefill, true); err != nil {
 				return nil, err
 			}
+			if row.In < 1 {
+				return nil, bad(fmt.Sprintf("line %d: in", line), get("in"), "a row with a %s time needs a prompt of 1 to %d tokens (prefill is fitted against in·bb)", preName, 1<<24)
+			}
 			row.HasPre = true
+		case hasIn != hasPre:
+			return nil, bad(fmt.Sprintf("line %d: in/%s", line, preName), get("in")+"/"+get(preName), "give both (prompt tokens and the prefill time, ms) or neither")
 		}
 		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d", row.Model, row.HW, row.Precision, row.TP)
 		i, ok := index[key]
@@ -169,10 +185,16 @@ func ReadBench(r io.Reader) ([]BenchGroup, error) {
 	return groups, nil
 }
 
-// FitGroup fits a group's decode line (itl against bb) and, when at least
-// two of its rows have prefill values with distinct in·bb, its prefill
-// line (prefill against in·bb). A negative decode slope or base is an error:
-// the queue model needs ITL to grow with the batch.
+func hasCol(col map[string]int, name string) bool {
+	_, ok := col[name]
+	return ok
+}
+
+// FitGroup fits a group's decode line (itl against bb) and, when its rows
+// have prefill values, its prefill line (prefill against in·bb). A negative
+// decode slope or base is an error (the queue model needs ITL to grow with
+// the batch), and so are prefill values that give no line (fewer than two
+// distinct in·bb) or a negative γ or δ: they are never dropped silently.
 func FitGroup(g BenchGroup, source string) (Profile, error) {
 	var x, y, xp, yp []float64
 	for _, r := range g.Rows {
@@ -196,12 +218,20 @@ func FitGroup(g BenchGroup, source string) (Profile, error) {
 	}
 	p.Alpha, p.Beta = d.Intercept, d.Slope
 	p.Fit = &FitReport{Source: source, Decode: d}
-	if len(xp) >= 2 {
-		pf, err := FitLine(xp, yp, g.Name()+": in*bb")
-		if err == nil && pf.Slope >= 0 && pf.Intercept >= 0 {
-			p.Gamma, p.Delta = pf.Intercept, pf.Slope
-			p.Fit.Prefill = &pf
+	if len(xp) > 0 {
+		// Prefill data that cannot be fitted is an error, not a profile
+		// with γ = δ = 0 (no prefill cost) beside a note "no columns".
+		pf, err := FitLine(xp, yp, g.Name()+": prefill against in*bb")
+		switch {
+		case err != nil:
+			return p, err
+		case pf.Slope < 0:
+			return p, bad(g.Name()+": delta_ms", pf.Slope, "the fitted prefill time falls with in·bb (δ < 0); the model needs δ >= 0 (or drop the in/prefill values to fit decode only)")
+		case pf.Intercept < 0:
+			return p, bad(g.Name()+": gamma_ms", pf.Intercept, "the fitted prefill time at in·bb = 0 is negative (γ < 0); the model needs γ >= 0 (or drop the in/prefill values to fit decode only)")
 		}
+		p.Gamma, p.Delta = pf.Intercept, pf.Slope
+		p.Fit.Prefill = &pf
 	}
 	return p, nil
 }

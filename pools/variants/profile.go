@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fleetsim/fleetsim/engine"
+	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -128,8 +129,8 @@ func ReadProfiles(r io.Reader) ([]Profile, error) {
 	if len(data) > MaxProfileBytes {
 		return nil, fmt.Errorf("profile file larger than %d bytes", MaxProfileBytes)
 	}
-	if err := checkDuplicateKeys(data); err != nil {
-		return nil, err
+	if err := catalog.CheckDuplicateKeys(data); err != nil {
+		return nil, fmt.Errorf("profile file: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -16,6 +16,7 @@ package capacitycheck
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fleetsim/fleetsim/pools/capacity"
@@ -95,6 +96,7 @@ func maxCtx(reqs []capacity.Request, o Options) (int, error) {
 // e2eSink keeps each request's end-to-end latency by ID.
 type e2eSink struct {
 	e2e      []float64
+	wait     []float64 // queue wait before admission, s
 	finish   float64
 	rejected int
 }
@@ -105,6 +107,7 @@ func (s *e2eSink) Write(r *sim.Record) error {
 		return nil
 	}
 	s.e2e[r.ID] = r.E2ES
+	s.wait[r.ID] = r.QueueWaitS
 	s.finish = math.Max(s.finish, r.FinishS)
 	return nil
 }
@@ -119,7 +122,7 @@ func run(jobs []workload.Request, n int, cal Calibration, seed uint64) (*e2eSink
 		Timing:   cal.Timing,
 		Router:   sim.RouterConfig{Config: router.Config{Kind: sim.RouterLength}},
 	}
-	sink := &e2eSink{e2e: make([]float64, len(jobs))}
+	sink := &e2eSink{e2e: make([]float64, len(jobs)), wait: make([]float64, len(jobs))}
 	sum, err := sim.Run(cfg, workload.NewSliceSource(jobs), sink, sim.Options{})
 	if err != nil {
 		return nil, nil, err
@@ -222,6 +225,19 @@ type Point struct {
 	// SimQueueP99S is the simulated p99 wait before admission, s.
 	SimQueueP99S float64 `json:"sim_p99_queue_s"`
 	Preemptions  int64   `json:"sim_preemptions"`
+	// With a Target: SimTargetS is the simulated latency at the target's
+	// percentile and metric, and MetTarget whether it is within the
+	// target's threshold (nil without a target).
+	SimTargetS float64 `json:"sim_target_latency_s,omitempty"`
+	MetTarget  *bool   `json:"met_target,omitempty"`
+}
+
+// Target is a latency target each simulated fleet is checked against (the
+// latency plan's: `capacity --latency-slo`).
+type Target struct {
+	ThresholdS float64 `json:"threshold_s"` // s
+	Percentile float64 `json:"percentile"`  // in (0, 1)
+	Metric     string  `json:"metric"`      // capacity.MetricE2E or capacity.MetricQueue
 }
 
 // Comparison is the fluid model beside the simulator on several fleets.
@@ -231,13 +247,17 @@ type Comparison struct {
 	// plan when it is among the fleets, else the first.
 	RefInstances int     `json:"ref_instances"`
 	Points       []Point `json:"points"`
+	Target       *Target `json:"target,omitempty"` // the latency target checked, if any
 }
 
 // Compare replays reqs (times as given, relative to the first) on fleets
 // of each instance count and runs the fluid model at the same capacity
 // (planUnits chooses the reference fleet). Percentiles are the inverse
-// empirical CDF over every request on both sides.
-func Compare(reqs []capacity.Request, p capacity.Profile, cal Calibration, instances []int, planUnits float64, seed uint64) (Comparison, error) {
+// empirical CDF over every request on both sides. Each instance count is
+// simulated once: a count given twice is an error. With a target (nil:
+// none), each fleet's simulated latency at its percentile and metric is
+// checked against it.
+func Compare(reqs []capacity.Request, p capacity.Profile, cal Calibration, instances []int, planUnits float64, seed uint64, target *Target) (Comparison, error) {
 	s, err := capacity.NewSeries(reqs, p)
 	if err != nil {
 		return Comparison{}, err
@@ -248,13 +268,16 @@ func Compare(reqs []capacity.Request, p capacity.Profile, cal Calibration, insta
 		base[i] = cal.Baseline.Baseline.Predict(r)
 		jobs[i] = job(int64(i), s.T[i], r)
 	}
-	cmp := Comparison{Points: make([]Point, len(instances))}
+	cmp := Comparison{Points: make([]Point, len(instances)), Target: target}
 	fits := make([]capacity.Baseline, len(instances))
 	ref, want := 0, planInstances(planUnits, cal)
 	obs := make([]capacity.Request, len(reqs))
 	for k, n := range instances {
 		if n < 1 || n > sim.MaxInstances {
 			return Comparison{}, &workload.FieldError{Field: "instances", Value: n, Allowed: fmt.Sprintf("an integer in [1, %d]", sim.MaxInstances)}
+		}
+		if slices.Contains(instances[:k], n) {
+			return Comparison{}, &workload.FieldError{Field: "instances", Value: n, Allowed: "each instance count once (it is given twice)"}
 		}
 		if n == want && instances[ref] != want {
 			ref = k
@@ -269,6 +292,15 @@ func Compare(reqs []capacity.Request, p capacity.Profile, cal Calibration, insta
 			FluidP95S: fl.P95S, FluidP99S: fl.P99S,
 			SimP95S: capacity.Percentile(sink.e2e, 0.95), SimP99S: capacity.Percentile(sink.e2e, 0.99),
 			SimQueueP99S: sum.Fleet.QueueWait.P99, Preemptions: sum.Fleet.Preemptions}
+		if target != nil {
+			lat := sink.e2e
+			if target.Metric == capacity.MetricQueue {
+				lat = sink.wait
+			}
+			pt.SimTargetS = capacity.Percentile(lat, target.Percentile)
+			met := pt.SimTargetS <= target.ThresholdS
+			pt.MetTarget = &met
+		}
 		pt.Under95 = (pt.SimP95S - pt.FluidP95S) / pt.SimP95S
 		pt.Under99 = (pt.SimP99S - pt.FluidP99S) / pt.SimP99S
 		for i, r := range reqs {
@@ -297,6 +329,19 @@ func Compare(reqs []capacity.Request, p capacity.Profile, cal Calibration, insta
 		pt.RefFitUnder99 = (pt.SimP99S - pt.RefFitP99S) / pt.SimP99S
 	}
 	return cmp, nil
+}
+
+// PlanFleet returns the point of the smallest simulated fleet reaching
+// planUnits (the fleet that buys the plan), or nil when none does.
+func (c Comparison) PlanFleet(planUnits float64) *Point {
+	var best *Point
+	for k := range c.Points {
+		pt := &c.Points[k]
+		if pt.Units >= planUnits*(1-1e-12) && (best == nil || pt.Units < best.Units) {
+			best = pt
+		}
+	}
+	return best
 }
 
 // planInstances returns the smallest instance count reaching g units.

@@ -41,7 +41,7 @@ func TestCalibrateHand(t *testing.T) {
 	}
 	// Spaced one per second, each request runs alone on the fleet: the
 	// fluid model (no queue at this load) and the simulator agree.
-	cmp, err := Compare(reqs[:100], defaultProfile(t), cal, []int{1, 2}, 1, 1)
+	cmp, err := Compare(reqs[:100], defaultProfile(t), cal, []int{1, 2}, 1, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

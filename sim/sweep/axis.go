@@ -80,12 +80,15 @@ func ParseAxis(key, spec string) (Axis, error) {
 		return Axis{}, fmt.Errorf("%s %q: no values (want a list V1,V2,... or START:STOP:STEP)", key, spec)
 	}
 	var err error
-	if strings.Contains(spec, ":") {
+	switch {
+	case b == KeySeed:
+		a.Values, err = parseSeeds(key, spec)
+	case strings.Contains(spec, ":"):
 		if !a.Numeric() {
 			return Axis{}, fmt.Errorf("%s %q: a range START:STOP:STEP needs a numeric key (give a list V1,V2,...)", key, spec)
 		}
 		a.Values, err = parseRange(key, spec)
-	} else {
+	default:
 		a.Values, err = parseList(key, spec, a.Numeric())
 	}
 	if err != nil {
@@ -167,14 +170,10 @@ func checkValue(base, v string) error {
 		if !(x > 0) {
 			return fmt.Errorf("must be > 0")
 		}
-	case KeyCount, KeyBShort, KeySeed:
+	case KeyCount, KeyBShort:
 		x, _ := strconv.ParseFloat(v, 64)
-		least := 1.0
-		if base == KeySeed {
-			least = 0
-		}
-		if x != math.Trunc(x) || x < least || x > 1<<53 {
-			return fmt.Errorf("must be a whole number >= %g", least)
+		if x != math.Trunc(x) || x < 1 || x > 1<<53 {
+			return fmt.Errorf("must be a whole number >= 1")
 		}
 	}
 	return nil
@@ -196,7 +195,7 @@ func (a Axis) apply(cfg *sim.Config, v string) error {
 	case KeyTiming:
 		cfg.Timing = v
 	case KeySeed:
-		cfg.Seed = uint64(x)
+		cfg.Seed, _ = strconv.ParseUint(v, 10, 64) // canonical decimal (parseSeeds)
 	case KeyCount, KeyGPU:
 		found := false
 		for i := range cfg.Pools {

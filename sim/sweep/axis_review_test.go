@@ -13,7 +13,7 @@ func TestParseAxisErrorsShort(t *testing.T) {
 		{"rate", "10:20:1e-300", "expands to 1e+301 values"},
 		{"count", "1.5", "must be a whole number >= 1"},
 		{"b_short", "0.5", "must be a whole number >= 1"},
-		{"seed", "1.5", "must be a whole number >= 0"},
+		{"seed", "1.5", "not a seed (a whole number 0 to 18446744073709551615"},
 	} {
 		_, err := ParseAxis(tc.key, tc.spec)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || len(err.Error()) > 200 {

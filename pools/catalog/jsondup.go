@@ -1,4 +1,4 @@
-package variants
+package catalog
 
 import (
 	"bytes"
@@ -8,10 +8,10 @@ import (
 	"io"
 )
 
-// checkDuplicateKeys returns an error naming the first key that appears
+// CheckDuplicateKeys returns an error naming the first key that appears
 // twice in one JSON object of data; encoding/json would keep the last value
 // without a word. Syntax errors are left to the decoder (nil here).
-func checkDuplicateKeys(data []byte) error {
+func CheckDuplicateKeys(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	// Each open object has its set of keys; arrays have nil. expectKey
 	// says whether the next string in the current object is a key.
@@ -49,7 +49,7 @@ func checkDuplicateKeys(data []byte) error {
 		if stack[top].expectKey {
 			k, _ := tok.(string)
 			if stack[top].keys[k] {
-				return fmt.Errorf("profile file: key %q given twice in one object", k)
+				return fmt.Errorf("key %q given twice in one object", k)
 			}
 			stack[top].keys[k] = true
 			stack[top].expectKey = false
