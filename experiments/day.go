@@ -223,7 +223,7 @@ func Day(o Options) ([]Table, error) {
 			fmt.Sprintf("static-peak: the planner's PR fleet at the peak %.4g req/s (%d + %d A100s), all reserved; the others start from the fleet for λ(0) and keep the trough's fleet (%d + %d) reserved; on demand $%.2f, reserved $%.3f per GPU-hour (an assumed 40%% commitment discount).",
 				peak, peakN[0], peakN[1], troughN[0], troughN[1], onDemand, reserved),
 			fmt.Sprintf("threshold: HPA rule on the arrival rate per instance, targets %.1f and %.2f req/s (0.7·μ_gpu of the planner), tolerance 0.1, down window 300 s, every 15 s.", th.Targets["short"], th.Targets["long"]),
-			"wva: the variant optimizer (fleetsim optimize) every 60 s on the last minute's measured rate and mean lengths; each pool's variant is a fit of fleetsim's own A100 engine (fleetsim fit --from-sim), targets mean TTFT 250 ms and mean ITL 40 ms (half the P99 SLOs; the WVA's model is of means).",
+			"wva: the variant optimizer (fleetsim optimize) every 60 s on the last minute's measured rate and mean lengths, scale-down window 300 s; each pool's variant is a fit of fleetsim's own A100 engine at the pool's mean lengths (fleetsim fit --from-sim), targets mean TTFT 250 ms and mean ITL 40 ms (half the P99 SLOs; the WVA's model is of means).",
 			fmt.Sprintf("schedule: the planner's fleet for each hour's peak rate (autoscale.PlanSchedule), switched %.0f s (the start-up delay) ahead of the hour: the perfect-forecast bound.", lead),
 			"SLO: P99 TTFT 0.5 s and P99 TPOT 80 ms; attainment = completed requests meeting both; worst hour by arrival hour; start-up delay 130.6 s (60 s + 141.2 GB at 2 GB/s).",
 		},
@@ -306,11 +306,17 @@ func leadSchedule(s autoscale.Schedule, lead float64) autoscale.Schedule {
 }
 
 // dayVariants builds the wva policy's variants file: per pool, a variant
-// fitted to fleetsim's own A100 engine at the pool's max context (batches
-// 1 to 64, 512-token prompts, 211 output tokens: fleetsim fit --from-sim),
-// and a workload named after the pool.
+// fitted to fleetsim's own A100 engine at the pool's max context and at
+// the pool's mean prompt and output lengths (the Azure CDF's mean L_total
+// within the pool's range, split 0.8/0.2; batches 1 to 64: fleetsim fit
+// --from-sim), and a workload named after the pool.
 func dayVariants(base sim.Config, plan fleetopt.MethodPlan, names []string) (*variants.Config, error) {
+	cdf, err := workload.LoadCDF(base.Workload.CDF)
+	if err != nil {
+		return nil, err
+	}
 	vc := &variants.Config{Mode: variants.ModeUnlimited}
+	lo := 0
 	for i, p := range base.Pools {
 		g, err := p.InstanceProfile()
 		if err != nil {
@@ -320,23 +326,32 @@ func dayVariants(base sim.Config, plan fleetopt.MethodPlan, names []string) (*va
 		if err != nil {
 			return nil, err
 		}
+		var m, w float64
+		for b := range cdf.Buckets() {
+			if b.Hi > lo && b.Hi <= p.MaxContext {
+				m, w = m+b.P*b.Mean(), w+b.P
+			}
+		}
+		lo = p.MaxContext
+		mean := m / max(w, 1e-12)
+		in := max(int(workload.DefaultInputFraction*mean), 1)
+		out := max(int(mean)-in, 2)
 		var bs []int
 		for b := 1; b <= min(64, ecfg.MaxSeqs); b *= 2 {
 			bs = append(bs, b)
 		}
-		pts, err := variants.RunSweep(ecfg, variants.SimSweep{Batches: bs, In: 512, Out: 211})
+		pts, err := variants.RunSweep(ecfg, variants.SimSweep{Batches: bs, In: in, Out: out})
 		if err != nil {
 			return nil, err
 		}
-		prof, _, err := variants.FitSweep(pts, 512)
+		prof, _, err := variants.FitSweep(pts, in)
 		if err != nil {
 			return nil, err
 		}
-		prof.MaxBatch, prof.AtTokens = ecfg.MaxSeqs, 211
+		prof.MaxBatch, prof.AtTokens = ecfg.MaxSeqs, out
 		vc.Variants = append(vc.Variants, variants.Variant{Name: names[i] + "-a100", Model: names[i], Accelerator: "A100", UnitCost: g.CostPerHour, Profile: &prof})
-		pp := plan.Pools[i]
-		vc.Workloads = append(vc.Workloads, variants.Workload{Name: names[i], Model: names[i], RateRPM: 60 * pp.ArrivalRate,
-			InTokens: 512, OutTokens: 211, SLO: variants.Targets{TTFT: 250, ITL: 40}})
+		vc.Workloads = append(vc.Workloads, variants.Workload{Name: names[i], Model: names[i], RateRPM: 60 * plan.Pools[i].ArrivalRate,
+			InTokens: in, OutTokens: out, SLO: variants.Targets{TTFT: 250, ITL: 40}})
 	}
 	if err := vc.Validate(); err != nil {
 		return nil, err

@@ -152,8 +152,8 @@ func (f *fleet) onScaleTick() {
 		}
 	}
 	want := sc.as.Decide(sc.obs)
-	if w, ok := sc.as.(*autoscale.WVA); ok && w.Err != nil {
-		f.fail(fmt.Errorf("autoscale wva at %g s: %w", t, w.Err))
+	if w, ok := sc.as.(interface{ Failed() error }); ok && w.Failed() != nil {
+		f.fail(fmt.Errorf("autoscale wva at %g s: %w", t, w.Failed()))
 		return
 	}
 	for i, p := range f.pools {

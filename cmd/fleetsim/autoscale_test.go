@@ -115,7 +115,8 @@ workloads:
 		min0 := 1
 		cfg.Pools[i].ScalingBlock = &sim.PoolScaling{MinInstances: &min0}
 	}
-	cfg.Autoscale = &autoscale.Config{Policy: autoscale.PolicyWVA, Variants: vfile, IntervalS: 10}
+	down := 0.0 // the optimizer's own counts, without the scale-down window
+	cfg.Autoscale = &autoscale.Config{Policy: autoscale.PolicyWVA, Variants: vfile, IntervalS: 10, DownWindowS: &down}
 	cfg.Variants = vcfg
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)

@@ -66,14 +66,16 @@ func (c Config) WithDefaults() Config {
 	if c.IntervalS == 0 {
 		c.IntervalS = DefaultIntervalS
 	}
-	if c.Policy == PolicyThreshold {
-		def := func(p **float64, v float64) {
-			if *p == nil {
-				*p = &v
-			}
+	def := func(p **float64, v float64) {
+		if *p == nil {
+			*p = &v
 		}
+	}
+	if c.Policy == PolicyThreshold {
 		def(&c.Tolerance, DefaultTolerance)
 		def(&c.UpWindowS, DefaultUpWindowS)
+	}
+	if c.Policy == PolicyThreshold || c.Policy == PolicyWVA {
 		def(&c.DownWindowS, DefaultDownWindowS)
 	}
 	return c
@@ -92,8 +94,10 @@ func (c Config) Validate(pools []string) error {
 	}
 	th := c.Policy == PolicyThreshold
 	switch {
-	case !th && (c.Metric != "" || c.Target != 0 || len(c.Targets) > 0 || c.Tolerance != nil || c.UpWindowS != nil || c.DownWindowS != nil):
-		return bad("metric", c.Metric, "metric, target, tolerance and the windows apply only to policy threshold (policy is %s)", c.Policy)
+	case !th && (c.Metric != "" || c.Target != 0 || len(c.Targets) > 0 || c.Tolerance != nil || c.UpWindowS != nil):
+		return bad("metric", c.Metric, "metric, target, tolerance and up_window_s apply only to policy threshold (policy is %s)", c.Policy)
+	case !th && c.Policy != PolicyWVA && c.DownWindowS != nil:
+		return bad("down_window_s", *c.DownWindowS, "applies only to policies threshold and wva (policy is %s)", c.Policy)
 	case c.Policy != PolicyWVA && (c.Variants != "" || c.Mode != ""):
 		return bad("variants", c.Variants, "variants and mode apply only to policy wva (policy is %s)", c.Policy)
 	case c.Policy != PolicySchedule && len(c.Schedules) > 0:
@@ -132,6 +136,9 @@ func (c Config) Validate(pools []string) error {
 		}
 		if c.Mode != "" && c.Mode != variants.ModeUnlimited && c.Mode != variants.ModeLimited {
 			return bad("mode", c.Mode, "allowed: %s, %s", variants.ModeUnlimited, variants.ModeLimited)
+		}
+		if w := *c.DownWindowS; !finite(w) || w < 0 {
+			return bad("down_window_s", w, "must be a finite number of seconds >= 0")
 		}
 	case PolicySchedule:
 		for _, p := range pools {
@@ -213,7 +220,11 @@ func New(c Config, pools []string, vcfg *variants.Config) (Autoscaler, error) {
 				return nil, bad("variants", c.Variants, "has no workload named after pool %q", p)
 			}
 		}
-		return NewWVA(vcfg, variants.Options{Mode: c.Mode}, idx)
+		w, err := NewWVA(vcfg, variants.Options{Mode: c.Mode}, idx)
+		if err != nil || *c.DownWindowS == 0 {
+			return w, err
+		}
+		return &Stabilized{Inner: w, DownWindowS: *c.DownWindowS}, nil
 	case PolicySchedule:
 		s := Scheduled{}
 		for _, p := range pools {
@@ -228,7 +239,7 @@ func New(c Config, pools []string, vcfg *variants.Config) (Autoscaler, error) {
 //
 //	static
 //	threshold:metric=queue,target=4[,tolerance=0.1][,up=0][,down=5m][,interval=15s]
-//	wva:FILE[,mode=limited][,interval=60s]
+//	wva:FILE[,mode=limited][,down=5m][,interval=60s]
 //
 // (schedule: in a scenario file only). The result is not validated.
 func ParseConfig(s string) (Config, error) {
