@@ -244,7 +244,7 @@ func Day(o Options) ([]Table, error) {
 		Title:   "Adaptive B_short vs static B_short on the same day (threshold autoscaling, token-budget router)",
 		Source:  "token-budget pool routing (arXiv 2604.09613) Future Work: error-driven threshold discovery; issue 17",
 		Columns: []string{"B_short", "GPU-hours", "cost $", "SLO attainment", "worst hour", "P99 TTFT 60 s windows > SLO", "B_short at the end"},
-		Notes: []string{"adaptive: router.Adaptive between 1,024 and 4,096 tokens, step 192, defaults otherwise (docs/day.md); the pools autoscale under the threshold policy above."},
+		Notes:   []string{"adaptive: router.Adaptive between 1,024 and 4,096 tokens, step 192, defaults otherwise (docs/day.md); the pools autoscale under the threshold policy above."},
 	}
 	for _, b := range []int{2048, 3072, 4096, -1} {
 		c := withPolicy(th, elastic)
