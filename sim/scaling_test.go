@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fleetsim/fleetsim/pools/autoscale"
+	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -165,4 +166,48 @@ func TestGPUSecondsThreeEvents(t *testing.T) {
 		t.Errorf("scale events %d up, %d down; want 2, 2", b.ScaleUps, b.ScaleDowns)
 	}
 	t.Logf("T = %.3f s: %.1f GPU-s, $%.4f", T, b.GPUSeconds, b.CostUSD)
+}
+
+// TestAdaptiveBShortTightens: a one-instance short pool overloaded (queue
+// per GPU far above 4) makes the adaptive threshold tighten one step per
+// control interval (router.Adaptive's law: σ_s > 1 and σ_s ≥ σ_l), and the
+// router follows: the requests it sends to the long pool grow.
+func TestAdaptiveBShortTightens(t *testing.T) {
+	cfg := Config{
+		Pools:    []PoolConfig{{Name: "short", GPU: "a100", Count: 1, MaxContext: 4096}, {Name: "long", GPU: "a100", Count: 8, MaxContext: 65536}},
+		Timing:   "kv",
+		Workload: workload.Spec{CDF: "azure", Rate: 200, Requests: 2000},
+		SLO:      SLO{TTFTS: 0.5, TPOTS: 0.1},
+		Router: RouterConfig{Config: router.Config{Kind: RouterTokenBudget},
+			Adaptive: &router.AdaptiveConfig{MinBShort: 1024, MaxBShort: 4096, Step: 512}},
+		Autoscale: &autoscale.Config{Policy: autoscale.PolicyStatic, IntervalS: 1},
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var bs []int
+	sink := &memSink{}
+	const n = 2000
+	if _, err := Run(cfg, newPoisson(n, 200, 500, 3500, 3), sink, Options{OnDecision: func(d Decision) { bs = append(bs, d.BShort) }}); err != nil {
+		t.Fatal(err)
+	}
+	checkCounts(t, n, sink.recs)
+	for i := 1; i < len(bs); i++ {
+		if d := bs[i-1] - bs[i]; d != 0 && d != 512 {
+			t.Fatalf("B_short per tick %v: want steps of 512 tokens down", bs)
+		}
+	}
+	if len(bs) < 4 || bs[len(bs)-1] != 1024 {
+		t.Fatalf("B_short per tick %v: want it down to the minimum 1024", bs)
+	}
+	long := [2]int{}
+	for _, r := range sink.recs {
+		if r.Pool == "long" {
+			long[min(int(r.ArrivalS), 1)]++
+		}
+	}
+	if long[1] == 0 {
+		t.Errorf("no request went to the long pool after the first tick")
+	}
+	t.Logf("B_short per tick %v", bs)
 }
