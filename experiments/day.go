@@ -348,10 +348,10 @@ func dayVariants(base sim.Config, plan fleetopt.MethodPlan, names []string) (*va
 		if err != nil {
 			return nil, err
 		}
-		prof.MaxBatch, prof.AtTokens = ecfg.MaxSeqs, out
+		prof.MaxBatch, prof.AtTokens = ecfg.MaxSeqs, out // the workload's max_batch pins the batch to the slots
 		vc.Variants = append(vc.Variants, variants.Variant{Name: names[i] + "-a100", Model: names[i], Accelerator: "A100", UnitCost: g.CostPerHour, Profile: &prof})
 		vc.Workloads = append(vc.Workloads, variants.Workload{Name: names[i], Model: names[i], RateRPM: 60 * plan.Pools[i].ArrivalRate,
-			InTokens: in, OutTokens: out, SLO: variants.Targets{TTFT: 250, ITL: 40}})
+			InTokens: in, OutTokens: out, SLO: variants.Targets{TTFT: 250, ITL: 40}, MaxBatch: ecfg.MaxSeqs})
 	}
 	if err := vc.Validate(); err != nil {
 		return nil, err
