@@ -82,6 +82,7 @@ func All() []Experiment {
 		{Name: "occupancy-sweep", Summary: "issue 8: paper and occupancy models vs the slot, engine and KV-bound fidelities, ρ 0.3–1.1, one long pool per workload (runs the simulator; figures with --out)", Slow: true, Run: OccupancySweep},
 		{Name: "tokenbudget-table5", Summary: "token-budget Table 5: Qwen3-235B on MI300X (memory model and cost arithmetic; node counts not reproducible)", Run: TokenBudgetTable5},
 		{Name: "tokenbudget-figure6", Summary: "token-budget Figure 6: savings vs threshold B_short from 1K to 32K (Azure, LMSYS; capped and scaled slots)", Run: TokenBudgetFigure6},
+		{Name: "step-times", Summary: "step times: calibrated/uncalibrated roofline and kv/paper presets vs measured GPU data (Vidur A100/H100), held-out errors, papers' W + H·n on Llama-2-70B, FleetOpt PR fleets re-planned (runs the simulator)", Slow: true, Run: StepTimes},
 		{Name: "tokenbudget-table3", Summary: "token-budget Table 3: TTFT and TPOT of the homogeneous and token-budget fleets (runs the simulator)", Slow: true, Run: TokenBudgetTable3},
 		{Name: "day", Summary: "issue 17: the Azure PR fleet through one simulated day (sinusoid, mean 500 req/s, 3:1) under static-peak, threshold, wva and schedule; adaptive vs static B_short (runs the simulator; a tenth of the day unless --requests 43200000)", Slow: true, Run: Day},
 		{Name: "tokenbudget-table4", Summary: "token-budget Table 4: per-category EMA calibration at n = 50 and mis-route rates vs static 4.0", Run: TokenBudgetTable4},

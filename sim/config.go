@@ -60,6 +60,18 @@ type PoolConfig struct {
 	// ScalingBlock bounds and prices the pool's instances when an
 	// autoscaler changes its size (docs/day.md; PoolConfig.Scaling).
 	ScalingBlock *PoolScaling `json:"scaling,omitempty" yaml:"scaling,omitempty"`
+	// Timing, when set, is this pool's iteration-time preset in place of
+	// the run's (Config.Timing), e.g. measured for a computed pool beside
+	// a hand-written one (catalog.TimingNames).
+	Timing string `json:"timing,omitempty" yaml:"timing,omitempty"`
+}
+
+// TimingOf returns the pool's timing preset: its own, else the run's.
+func (p PoolConfig) TimingOf(run string) string {
+	if p.Timing != "" {
+		return p.Timing
+	}
+	return run
 }
 
 // slots returns the pool's sequences per instance: MaxSeqs when set, else
@@ -133,7 +145,7 @@ type Config struct {
 	Seed     uint64        `json:"seed" yaml:"seed"`
 	Workload workload.Spec `json:"workload" yaml:"workload"`
 	Pools    []PoolConfig  `json:"pools" yaml:"pools"`
-	Timing   string        `json:"timing" yaml:"timing"` // "kv" (default) or "paper"
+	Timing   string        `json:"timing" yaml:"timing"` // "auto" (default: calibrated for computed A100/H100 instances, else kv), "kv", "paper", "measured" or "calibrated" (catalog.TimingNames)
 	Router   RouterConfig  `json:"router" yaml:"router"`
 	// WarmupFraction of the arrivals (the first ones) is kept in the output
 	// with warmup=true and excluded from metrics. Default 0.2.
@@ -168,13 +180,13 @@ const (
 var (
 	dispatchNames = []string{DispatchCentral, DispatchJSQ, DispatchRR}
 	routerNames   = []string{RouterLength, RouterTokenBudget, RouterSpillover, RouterCR}
-	timingNames   = []string{catalog.TimingPaper, catalog.TimingKV}
+	timingNames   = catalog.TimingNames
 )
 
 // Defaults returns the default scenario: the FleetOpt paper's pool-routing
 // fleet (FleetOpt §7.1 and Table 5: 43 A100s at 4,096 tokens and 131 A100s
 // at 65,536 tokens) serving the built-in Azure CDF at 1,000 req/s (Poisson),
-// 100,000 requests, the kv timing preset, seed 1, the length router (p_c =
+// 100,000 requests, the auto timing preset (kv for these profiles), seed 1, the length router (p_c =
 // router.DefaultPC = 1 should a file or flag switch to C&R), central
 // dispatch, 20% warm-up and the SLO P99 TTFT <= 0.5 s (FleetOpt §7.1),
 // P99 TPOT <= 0.08 s (token-budget paper §4).
@@ -190,7 +202,7 @@ func Defaults() Config {
 			{Name: "short", GPU: "a100", Count: 43, MaxContext: 4096},
 			{Name: "long", GPU: "a100", Count: 131, MaxContext: 65536},
 		},
-		Timing:         catalog.DefaultTiming,
+		Timing:         catalog.TimingAuto,
 		Router:         RouterConfig{Config: router.Config{Kind: RouterLength, PC: router.DefaultPC}},
 		WarmupFraction: 0.2,
 		SLO:            SLO{TTFTS: 0.5, TPOTS: 0.08},
@@ -276,6 +288,17 @@ func (c *Config) Validate() error {
 			return bad(f+".max_ctx", p.MaxContext,
 				"exceeds the KV budget of one %s instance (%d blocks of %d tokens = %d tokens)",
 				g.Name, g.KVBlocks, g.BlockTokens, g.KVBlocks*g.BlockTokens)
+		}
+		if p.Timing != "" && !slices.Contains(timingNames, p.Timing) {
+			return bad(f+".timing", p.Timing, "allowed: %s (or absent: the run's timing)", strings.Join(timingNames, ", "))
+		}
+		if t := p.TimingOf(c.Timing); (t == catalog.TimingMeasured || t == catalog.TimingCalibrated) && (p.Override == nil || p.Override.Timing == nil) {
+			if _, err := g.StepModel(t); err != nil {
+				if p.Timing != "" {
+					return bad(f+".timing", t, "%s", err)
+				}
+				return bad("timing", t, "%s (pool %q): %s", f, p.Name, err)
+			}
 		}
 		if p.MaxSeqs < 0 || p.MaxSeqs > 1<<20 {
 			return bad(f+".max_seqs", p.MaxSeqs, "must be in [1, %d] (0 = the catalog's slot rule)", 1<<20)

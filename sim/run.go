@@ -141,7 +141,7 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 	}
 	f := &fleet{cfg: cfg, src: src, sink: sink, opts: opts, fm: newAcc(), nextTick: math.Inf(1)}
 	for i, pc := range cfg.Pools {
-		p, err := newPool(pc, i, cfg.Timing, &f.flights)
+		p, err := newPool(pc, i, pc.TimingOf(cfg.Timing), &f.flights)
 		if err != nil {
 			return nil, err
 		}

@@ -20,6 +20,7 @@ func init() {
 func fitUsage(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprint(w, `Usage: fleetsim fit --bench FILE.csv [flags]
        fleetsim fit --from-sim --gpu NAME [--timing paper|kv] [flags]
+       fleetsim fit --measured GPU/MODEL/tpN [--table FILE]
 
 Fits the Workload Variant Autoscaler's linear profile (times in ms)
 
@@ -35,6 +36,11 @@ bb identical requests (--in prompt, --out-tokens output tokens) arrive
 together on an idle instance of --gpu; ITL is (finish − first token)/(out − 1)
 and prefill is the time to the first token. Under --timing paper the engine's
 t_iter = W + H·n, so the fit recovers α = W and β = H exactly.
+
+--measured fits the engine's W, H_seq, H_kv, P, the papers' W + H·n and the
+WVA's α, β, γ, δ to the measured step-time model (Vidur's profiled operator
+tables, docs/catalog.md) on the step-times grid, and prints each with its
+median, P95 and largest relative error; --table reads a table file instead.
 
 It prints α, β, R², the residuals (and γ, δ) per group; --out writes the
 profile file that 'fleetsim optimize' (variants' profile_file) and
@@ -53,6 +59,7 @@ type fitFlags struct {
 	gpu, timing, batches            string
 	maxCtx, in, outTokens           int
 	maxBatch, atTokens              int
+	measured, table                 string
 }
 
 func runFit(args []string, stdout, stderr io.Writer) error {
@@ -70,6 +77,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.outTokens, "out-tokens", 64, "with --from-sim: output tokens per request (>= 2)")
 	fs.IntVar(&f.maxBatch, "max-batch", 0, "max_batch of the profile (batch limit at --at-tokens; --from-sim default: the slots)")
 	fs.IntVar(&f.atTokens, "at-tokens", 0, "at_tokens of the profile (output tokens at which max-batch holds; --from-sim default: --out-tokens)")
+	fs.StringVar(&f.measured, "measured", "", "fit the linear forms to the measured step-time model of `GPU/MODEL/tpN` (docs/catalog.md)")
+	fs.StringVar(&f.table, "table", "", "with --measured: a measured table `FILE` (testdata/measured format) instead of the embedded data")
 	fs.StringVar(&f.out, "out", "", "write the profile file (JSON) to `FILE`")
 	fs.StringVar(&f.plot, "plot", "", "draw the fit to `FILE`.png or FILE.svg")
 	fs.StringVar(&f.format, "format", "text", "stdout: text or json (the profile file)")
@@ -100,6 +109,13 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	var points [][]fitPoint
 	var err error
 	switch {
+	case f.measured != "":
+		if f.fromSim || f.bench != "" || f.out != "" || f.plot != "" || f.format != "text" {
+			return badInput("--measured %q: prints a table; give it without --bench, --from-sim, --out, --plot, --format json", f.measured)
+		}
+		return fitMeasured(stdout, f.measured, f.table)
+	case f.table != "":
+		return badInput("--table %q: needs --measured GPU/MODEL/tpN", f.table)
 	case f.fromSim && f.bench != "":
 		return badInput("--bench %q and --from-sim: give one of them", f.bench)
 	case f.fromSim:

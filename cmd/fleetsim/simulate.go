@@ -82,7 +82,7 @@ func newSimFlags() *simFlags {
 	fs.IntVar(&f.requests, "requests", d.Workload.Requests, "number of requests (a trace may hold fewer)")
 	fs.Uint64Var(&f.seed, "seed", d.Seed, "random seed; the same seed gives byte-identical outputs")
 	fs.StringArrayVar(&f.pools, "pool", nil, "a pool `NAME:GPU:COUNT:MAXCTX` (repeatable; replaces the default pools "+poolsString(d.Pools)+")")
-	fs.StringVar(&f.timing, "timing", d.Timing, "iteration timing preset: kv (t = W + H/8192·kv_tokens) or paper (t = W + H·n_active)")
+	fs.StringVar(&f.timing, "timing", d.Timing, "iteration timing preset: auto (calibrated for computed A100/H100 instances, else kv), kv (t = W + H/8192·kv_tokens), paper (t = W + H·n_active), measured or calibrated (computed instances with data; prompt tokens charged)")
 	fs.StringVar(&f.dispatch, "dispatch", sim.DispatchCentral, "dispatch inside every pool: central (one FCFS queue), jsq (join shortest queue) or rr (round robin)")
 	fs.IntVar(&f.queueLimit, "queue-limit", 0, "most requests waiting in each pool; arrivals beyond it are rejected (0: no limit)")
 	fs.StringVar(&f.router, "router", d.Router.Kind, "router: length, token-budget, spillover or cr (docs/router.md)")
@@ -464,7 +464,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		}
 	} else {
 		fmt.Fprintf(stdout, "fleetsim %s: %d requests, %s workload, seed %d, %s timing, simulated %.1f s\n\n",
-			version, sum.Requests, workloadName(cfg.Workload), cfg.Seed, cfg.Timing, sum.SimTimeS)
+			version, sum.Requests, workloadName(cfg.Workload), cfg.Seed, timingLabel(cfg), sum.SimTimeS)
 		if err := export.WriteTable(stdout, sum); err != nil {
 			return err
 		}

@@ -34,6 +34,10 @@ type GPU struct {
 	// SlotRuleCapped, the token-budget paper's N_seq (slotrule.go). Catalog
 	// profiles leave it empty; WithSlotRule sets it.
 	SlotRule string
+	// Inst is the instance a computed profile was built from (nil for the
+	// hand-written profiles): the measured and calibrated timing presets
+	// need its GPU, model and TP.
+	Inst *Instance `json:"-" yaml:"-"`
 }
 
 // GPUsPerInstance returns TP, or 1 for a profile that does not state it.
@@ -141,7 +145,38 @@ func (g GPU) Slots(maxCtx int) int {
 const (
 	TimingPaper = "paper" // t_iter = W + H*n_active (the papers' form)
 	TimingKV    = "kv"    // t_iter = W + (H/8192)*kv_tokens (attention-proportional)
+	// TimingMeasured fits the engine's W, H_seq, H_kv and P to the
+	// measured-profile model (MeasuredModel) over the pool's operating
+	// region (RegionBatches); a computed instance whose GPU × model has
+	// measured data only.
+	TimingMeasured = "measured"
+	// TimingCalibrated does the same with the calibrated roofline
+	// (CalibratedRoofline) of a computed instance on a GPU with a stored
+	// calibration: prompt tokens are charged (P > 0).
+	TimingCalibrated = "calibrated"
+	// TimingAuto is the simulator's default: TimingCalibrated for a
+	// computed instance on a GPU with a stored calibration (A100, H100),
+	// which charges prompt tokens; TimingKV for every other profile (the
+	// papers' hand-written ones among them).
+	TimingAuto = "auto"
 )
+
+// TimingNames lists the presets.
+var TimingNames = []string{TimingAuto, TimingPaper, TimingKV, TimingMeasured, TimingCalibrated}
+
+// ResolveTiming returns the preset a pool of this profile runs for preset:
+// TimingAuto resolves to TimingCalibrated or TimingKV, any other is itself.
+func (g GPU) ResolveTiming(preset string) string {
+	if preset != TimingAuto {
+		return preset
+	}
+	if g.Inst != nil {
+		if _, ok := CalibrationFor(g.Inst.GPU.Name); ok {
+			return TimingCalibrated
+		}
+	}
+	return TimingKV
+}
 
 // DefaultTiming is the preset used when none is named. The kv form is the
 // default because it is the one the FleetOpt fleet sizes were computed with
@@ -156,8 +191,54 @@ func (g GPU) Timing(preset string) (engine.Timing, error) {
 		return engine.Timing{W: g.W, HSeq: g.H}, nil
 	case TimingKV, "":
 		return engine.Timing{W: g.W, HKV: g.H / float64(g.CalibCtx)}, nil
+	case TimingAuto:
+		if r := g.ResolveTiming(preset); r != TimingAuto {
+			return g.Timing(r)
+		}
+	case TimingMeasured, TimingCalibrated:
+		return engine.Timing{}, fmt.Errorf("timing %q: fitted over a pool's operating region (max context, slots): use EngineConfig", preset)
 	}
-	return engine.Timing{}, fmt.Errorf("unknown timing preset %q (allowed: paper, kv)", preset)
+	return engine.Timing{}, fmt.Errorf("unknown timing preset %q (allowed: %s)", preset, strings.Join(TimingNames, ", "))
+}
+
+// StepModel returns the step-time model behind a fitted preset
+// (TimingMeasured or TimingCalibrated), or an error naming why the
+// profile has none.
+func (g GPU) StepModel(preset string) (StepModel, error) {
+	if g.Inst == nil {
+		return nil, fmt.Errorf("timing %s: gpu %q is a hand-written profile (the papers' constants); %s timing needs a computed instance GPU/MODEL/tpN with data", preset, g.Name, preset)
+	}
+	in := *g.Inst
+	switch preset {
+	case TimingMeasured:
+		t, err := LookupMeasured(in.GPU.Name, in.Model.Name)
+		if err != nil {
+			return nil, fmt.Errorf("timing measured: %w", err)
+		}
+		return NewMeasuredModel(t, in.TP)
+	case TimingCalibrated:
+		c, ok := CalibrationFor(in.GPU.Name)
+		if !ok {
+			return nil, fmt.Errorf("timing calibrated: no calibration for gpu %q (calibrated: a100, h100)", in.GPU.Name)
+		}
+		return NewCalibratedRoofline(in, c)
+	}
+	return nil, fmt.Errorf("timing %q: not a fitted preset (allowed: %s, %s)", preset, TimingMeasured, TimingCalibrated)
+}
+
+// RegionTiming fits a fitted preset's step model to the engine's linear
+// form over the operating region of a pool of slots sequences at maxCtx
+// (RegionBatches), returning the fit and its residuals.
+func (g GPU) RegionTiming(preset string, slots, maxCtx int) (LinearFit, error) {
+	m, err := g.StepModel(preset)
+	if err != nil {
+		return LinearFit{}, err
+	}
+	f, err := FitEngineTiming(m, RegionBatches(slots, maxCtx, g.ChunkTokens), [4]bool{true, true, true, true})
+	if err != nil {
+		return LinearFit{}, fmt.Errorf("timing %s: %w", preset, err)
+	}
+	return f, nil
 }
 
 // EngineConfig returns the engine configuration of one instance of this
@@ -169,7 +250,16 @@ func (g GPU) EngineConfig(maxCtx int, preset string) (engine.Config, error) {
 		return engine.Config{}, fmt.Errorf("max context %d tokens exceeds the KV budget of a %s instance (%d blocks of %d tokens)",
 			maxCtx, g.Name, g.KVBlocks, g.BlockTokens)
 	}
-	t, err := g.Timing(preset)
+	var t engine.Timing
+	var err error
+	preset = g.ResolveTiming(preset)
+	if preset == TimingMeasured || preset == TimingCalibrated {
+		var f LinearFit
+		f, err = g.RegionTiming(preset, slots, maxCtx)
+		t = f.Timing
+	} else {
+		t, err = g.Timing(preset)
+	}
 	if err != nil {
 		return engine.Config{}, err
 	}

@@ -121,7 +121,7 @@ func (in Instance) Profile() (GPU, error) {
 		W:           r.W, H: r.H, KVBlocks: blocks,
 		MaxSlots: (blocks*in.BlockTokens + CalibCtx - 1) / CalibCtx,
 		CalibCtx: CalibCtx, ChunkTokens: DefaultChunkTokens, BlockTokens: in.BlockTokens,
-		CostPerHour: in.CostPerHour(), TP: in.TP,
+		CostPerHour: in.CostPerHour(), TP: in.TP, Inst: &in,
 		Source: fmt.Sprintf("computed: roofline (AIConfigurator method) from %s specs and %s config; $%.2f/GPU-h × %d (%s)",
 			in.GPU.Name, in.Model.Name, in.GPU.USDPerGPUHour, in.TP, in.GPU.PriceSource),
 	}, nil
