@@ -240,7 +240,7 @@ func Day(o Options) ([]Table, error) {
 	// the token-budget router (its threshold on L_in + L_out: with the
 	// Azure CDF's exact lengths, the length router's rule at B_short).
 	bt := Table{
-		Name:    "day-bshort",
+		Name:    "day",
 		Title:   "Adaptive B_short vs static B_short on the same day (threshold autoscaling, token-budget router)",
 		Source:  "token-budget pool routing (arXiv 2604.09613) Future Work: error-driven threshold discovery; issue 17",
 		Columns: []string{"B_short", "GPU-hours", "cost $", "SLO attainment", "worst hour", "P99 TTFT 60 s windows > SLO", "B_short at the end"},
