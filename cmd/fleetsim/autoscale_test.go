@@ -6,9 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/fleetsim/fleetsim/pools/autoscale"
@@ -73,14 +71,7 @@ func TestAutoscaleBadInput(t *testing.T) {
 		{[]string{"--adaptive", "min=100,max=4096"}, "router.adaptive"},
 		{[]string{"--config", writeFile(t, dir, "sched.yaml", "autoscale: {policy: schedule, schedules: {short: {times_s: [0, 10], instances: [1]}}}\n")}, "autoscale.schedules"},
 	} {
-		out := filepath.Join(dir, "out")
-		code, stdout, stderr := runCLI(t, append([]string{"simulate", "--requests", "100", "--out", out}, tc.args...)...)
-		if code != 2 || stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, one line naming %s", tc.args, code, stdout, stderr, tc.want)
-		}
-		if _, err := os.Stat(out); !os.IsNotExist(err) {
-			t.Errorf("%v: --out was created on bad input", tc.args)
-		}
+		checkSimulateBadInput(t, dir, tc.args, tc.want)
 	}
 }
 
