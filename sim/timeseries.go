@@ -65,10 +65,12 @@ type SeriesRow struct {
 	Completions int64
 	Rejections  int64
 	// Queue is the number of requests waiting (not yet admitted) at EndS;
-	// Running the sequences in running batches; KVBlocksUsed and
+	// Running the sequences in running batches, of Slots (instances × the
+	// most sequences an instance runs at once); KVBlocksUsed and
 	// KVBlocksTotal the pool's 16-token KV blocks in use and in all.
 	Queue         int64
 	Running       int64
+	Slots         int64
 	KVBlocksUsed  int64
 	KVBlocksTotal int64
 	// TTFTP50S and TTFTP99S are quantiles of the TTFT of the requests
@@ -309,10 +311,11 @@ func (s *series) fill(f *fleet, end float64) {
 		if i < len(f.pools) {
 			p := f.pools[i]
 			*r = SeriesRow{Pool: p.cfg.Name, PoolIndex: i,
-				Queue: int64(p.waiting()), Running: int64(p.running),
+				Queue: int64(p.waiting()), Running: int64(p.running), Slots: int64(p.ecfg.MaxSeqs * len(p.eng)),
 				KVBlocksUsed: int64(p.totalBlocks - p.freeBlocks), KVBlocksTotal: int64(p.totalBlocks)}
 			fleet.Queue += r.Queue
 			fleet.Running += r.Running
+			fleet.Slots += r.Slots
 			fleet.KVBlocksUsed += r.KVBlocksUsed
 			fleet.KVBlocksTotal += r.KVBlocksTotal
 		}

@@ -126,7 +126,7 @@ func TestSeriesCountsAddUp(t *testing.T) {
 		if r.Interval != k || r.StartS != float64(k) || r.EndS != float64(k+1) {
 			t.Fatalf("row %d: interval %d [%v, %v), want %d [%d, %d)", i, r.Interval, r.StartS, r.EndS, k, k, k+1)
 		}
-		if r.KVBlocksUsed < 0 || r.KVBlocksUsed > r.KVBlocksTotal || r.Queue < 0 || r.Running < 0 {
+		if r.KVBlocksUsed < 0 || r.KVBlocksUsed > r.KVBlocksTotal || r.Queue < 0 || r.Running < 0 || r.Running > r.Slots {
 			t.Fatalf("row %d: gauges out of range: %+v", i, r)
 		}
 		if (r.Completions == 0) != math.IsNaN(r.TTFTP50S) || r.TTFTP99S < r.TTFTP50S {
@@ -141,6 +141,11 @@ func TestSeriesCountsAddUp(t *testing.T) {
 		s.warm += r.WarmupArrivals
 		s.done += r.Completions
 		s.rej += r.Rejections
+	}
+	// The default fleet: short 43 a100 × 256 sequences, long 131 × 16
+	// (the table of the default run, docs/cli.md).
+	if rows[0].Slots != 43*256 || rows[1].Slots != 131*16 || rows[2].Slots != 43*256+131*16 {
+		t.Errorf("slots %d, %d, fleet %d; want 11008, 2096, 13104", rows[0].Slots, rows[1].Slots, rows[2].Slots)
 	}
 	last := rows[len(rows)-1]
 	if last.EndS < s.SimTimeS || last.StartS > s.SimTimeS {

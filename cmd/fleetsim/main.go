@@ -75,7 +75,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fleetsim: unknown command %q (run 'fleetsim help')\n", name)
 		return 2
 	}
-	err := cmd.run(args, stdout, stderr)
+	err := runWithReport(name, cmd.run, args, stdout, stderr) // --report FILE (report_flag.go)
 	var in *inputError
 	var nr *export.NotRegularError
 	switch {

@@ -120,8 +120,8 @@ func TestKilledRunTempRemoved(t *testing.T) {
 	cmd.Process.Kill()
 	waitExit(t, cmd)
 	left := tempFiles(out)
-	if len(left) != 1 {
-		t.Fatalf("after SIGKILL %s holds temporary files %v; want one", out, left)
+	if len(left) != 2 { // requests.parquet's and timeseries.parquet's
+		t.Fatalf("after SIGKILL %s holds temporary files %v; want two", out, left)
 	}
 	if code, _, errs := runCLI(t, smallArgs(out, "--requests", "100")...); code != 0 {
 		t.Fatalf("next run: exit %d: %s", code, errs)

@@ -22,9 +22,9 @@ import (
 var smallRun = []string{"simulate", "--requests", "3000", "--rate", "600", "--seed", "7", "--timing", "kv",
 	"--pool", "short:a100:4:4096", "--pool", "long:a100:6:6144"}
 
-// TestTimeSeriesLeavesRequestsIdentical: requests.parquet and summary.json's
-// metrics are byte-identical with the time series off, at the default 1 s
-// and at 50 ms (boundary steps between most arrivals).
+// TestTimeSeriesLeavesRequestsIdentical: requests.parquet and summary.json
+// are byte-identical with the time series off, at the default 1 s and at
+// 50 ms (boundary steps between most arrivals).
 func TestTimeSeriesLeavesRequestsIdentical(t *testing.T) {
 	dir := t.TempDir()
 	var base []byte
@@ -34,10 +34,7 @@ func TestTimeSeriesLeavesRequestsIdentical(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("--timeseries-interval %s: exit %d: %s", iv, code, stderr)
 		}
-		b, err := os.ReadFile(filepath.Join(out, requestsFile))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := append(readBytes(t, filepath.Join(out, requestsFile)), readBytes(t, filepath.Join(out, summaryFile))...)
 		_, serr := os.Stat(filepath.Join(out, seriesFile))
 		if (iv == "off") != os.IsNotExist(serr) {
 			t.Errorf("--timeseries-interval %s: %s exists: %v", iv, seriesFile, serr == nil)
@@ -47,7 +44,7 @@ func TestTimeSeriesLeavesRequestsIdentical(t *testing.T) {
 			continue
 		}
 		if !bytes.Equal(b, base) {
-			t.Errorf("--timeseries-interval %s: requests.parquet differs from the run without a time series", iv)
+			t.Errorf("--timeseries-interval %s: requests.parquet or summary.json differs from the run without a time series", iv)
 		}
 	}
 }

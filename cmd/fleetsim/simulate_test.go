@@ -252,7 +252,7 @@ func TestSimulateOutputs(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit status %d, stderr %q", code, stderr)
 	}
-	for _, f := range []string{requestsFile, summaryFile, poolsCSVFile} {
+	for _, f := range []string{requestsFile, summaryFile, poolsCSVFile, seriesFile} {
 		if !strings.Contains(stdout, filepath.Join(out, f)) {
 			t.Errorf("stdout does not say it wrote %s:\n%s", f, stdout)
 		}
@@ -261,8 +261,8 @@ func TestSimulateOutputs(t *testing.T) {
 		t.Errorf("no per-pool table on stdout:\n%s", stdout)
 	}
 	entries, _ := os.ReadDir(out)
-	if len(entries) != 3 {
-		t.Errorf("--out holds %d entries, want 3 (no temporary files): %v", len(entries), entries)
+	if len(entries) != 4 {
+		t.Errorf("--out holds %d entries, want 4 (no temporary files): %v", len(entries), entries)
 	}
 	recs, err := export.ReadParquet(filepath.Join(out, requestsFile))
 	if err != nil {

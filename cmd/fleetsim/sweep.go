@@ -37,7 +37,7 @@ const (
 
 // sweepOnlyFlags are simulate's flags that sweep replaces by grid flags (or
 // does not use).
-var sweepOnlyFlags = []string{"rate", "b-short", "gamma", "router", "timing", "out", "no-parquet", "csv", "format", "version"}
+var sweepOnlyFlags = []string{"rate", "b-short", "gamma", "router", "timing", "out", "no-parquet", "csv", "format", "version", "timeseries-interval", "requests-format"}
 
 // sweepFlags are the sweep command's flags: simulate's scenario flags plus
 // the grid and search flags.
@@ -156,6 +156,9 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	if f.workers < 0 {
 		return badInput("--workers %d: must be >= 0 (0: GOMAXPROCS)", f.workers)
+	}
+	if err := checkReportPath(f.sim.extra.report); err != nil {
+		return err
 	}
 	stop, release := stopOnSignal()
 	defer release()
@@ -408,6 +411,10 @@ func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io
 		return err
 	}
 	rows := sweep.Rows(res)
+	info, err := sweepFileInfo(g)
+	if err != nil {
+		return err
+	}
 	var wrote []string // for the closing message
 	note := func(paths ...string) {
 		wrote = append(wrote, paths...)
@@ -419,13 +426,13 @@ func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io
 			return err
 		}
 		p := filepath.Join(dir, fmt.Sprintf("part-%04d-of-%04d.parquet", shard.I, shard.N))
-		if err := export.WriteSweepParquet(p, rows); err != nil {
+		if err := export.WriteSweepParquet(p, rows, info); err != nil {
 			return err
 		}
 		note(p)
 	} else {
 		p := filepath.Join(f.out, sweepFile)
-		if err := export.WriteSweepParquet(p, rows); err != nil {
+		if err := export.WriteSweepParquet(p, rows, info); err != nil {
 			return err
 		}
 		note(p)
@@ -445,6 +452,11 @@ func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io
 				return err
 			}
 		}
+	}
+	if p, err := f.writeSweepReport(g, rows); err != nil {
+		return err
+	} else if p != "" {
+		note(p)
 	}
 
 	fmt.Fprintf(stdout, "fleetsim %s sweep: %d points", version, n)

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Figure is a line chart described by its data (package experiments builds
@@ -44,6 +45,8 @@ type Figure struct {
 	// NoPoints draws the lines without point markers (dense series such
 	// as a distribution or a time series).
 	NoPoints bool
+	// YUnit fixes the y axis to [0, 1] (a fraction).
+	YUnit bool
 	// NoLegend leaves the legend out of the drawing: the HTML report
 	// prints it beside the figure (Figure.Legend), off the data.
 	NoLegend bool
@@ -171,6 +174,8 @@ func (f Figure) Render(format string) ([]byte, error) {
 		var thumbs []plot.Thumbnailer
 		switch {
 		case s.Scatter:
+			points.Shape = draw.CircleGlyph{}
+			points.Radius = vg.Points(3.5)
 			p.Add(points)
 			thumbs = []plot.Thumbnailer{points}
 		case f.NoPoints:
@@ -189,6 +194,9 @@ func (f Figure) Render(format string) ([]byte, error) {
 		if !(p.Y.Max > p.Y.Min) { // all zero: a unit axis, not [-1, 1]
 			p.Y.Max = p.Y.Min + 1
 		}
+	}
+	if f.YUnit {
+		p.Y.Min, p.Y.Max = 0, 1.02 // room for the markers at 1
 	}
 	if err := addRefs(p, f); err != nil {
 		return nil, err
@@ -257,17 +265,26 @@ func dataTicks(series []FigureSeries) []plot.Tick {
 // addRefs draws f's reference lines across the data range of p (widened to
 // hold them).
 func addRefs(p *plot.Plot, f Figure) error {
+	drawn := func(r FigureRef) bool {
+		return !math.IsNaN(r.At) && !math.IsInf(r.At, 0) && (!(f.LogX && r.Vertical || f.LogY && !r.Vertical) || r.At > 0)
+	}
+	// The ranges first, so that every line spans the final data area.
 	for _, r := range f.Refs {
-		if math.IsNaN(r.At) || math.IsInf(r.At, 0) || ((f.LogX && r.Vertical || f.LogY && !r.Vertical) && !(r.At > 0)) {
+		switch {
+		case !drawn(r):
+		case r.Vertical:
+			p.X.Min, p.X.Max = math.Min(p.X.Min, r.At), math.Max(p.X.Max, r.At)
+		default:
+			p.Y.Min, p.Y.Max = math.Min(p.Y.Min, r.At), math.Max(p.Y.Max, r.At)
+		}
+	}
+	for _, r := range f.Refs {
+		if !drawn(r) {
 			continue
 		}
-		var xy plotter.XYs
+		xy := plotter.XYs{{X: p.X.Min, Y: r.At}, {X: p.X.Max, Y: r.At}}
 		if r.Vertical {
-			p.X.Min, p.X.Max = math.Min(p.X.Min, r.At), math.Max(p.X.Max, r.At)
 			xy = plotter.XYs{{X: r.At, Y: p.Y.Min}, {X: r.At, Y: p.Y.Max}}
-		} else {
-			p.Y.Min, p.Y.Max = math.Min(p.Y.Min, r.At), math.Max(p.Y.Max, r.At)
-			xy = plotter.XYs{{X: p.X.Min, Y: r.At}, {X: p.X.Max, Y: r.At}}
 		}
 		l, err := plotter.NewLine(xy)
 		if err != nil {

@@ -24,9 +24,16 @@ type Report struct {
 type ReportSection struct {
 	ID      string // anchor, [a-z0-9-]
 	Title   string
-	Notes   []string // paragraphs of plain text
+	Notes   []string      // paragraphs of plain text
+	Blocks  []ReportBlock // preformatted text and tables, in order
 	Tables  []ReportTable
 	Figures []ReportFigure
+}
+
+// ReportBlock is preformatted text (Pre) or a table.
+type ReportBlock struct {
+	Pre   string
+	Table *ReportTable
 }
 
 // ReportTable is a table of text cells; Numeric marks the columns aligned
@@ -154,6 +161,7 @@ figcaption .t { font-weight: 600; color: #1b1b1b; }
 ul.legend { list-style: none; margin: 4px 0 6px; padding: 0; display: flex; flex-wrap: wrap; gap: 4px 18px; }
 ul.legend li { display: inline-flex; align-items: center; gap: 6px; }
 ul.legend svg { width: 30px; height: 12px; flex: none; }
+pre { font: 12.5px/1.45 ui-monospace, "DejaVu Sans Mono", "Liberation Mono", monospace; background: #f6f8fa; padding: 10px 12px; overflow-x: auto; white-space: pre; }
 footer { margin-top: 40px; color: #666; font-size: 13px; }
 @media print {
   @page { size: A4; margin: 14mm; }
@@ -163,6 +171,7 @@ footer { margin-top: 40px; color: #666; font-size: 13px; }
   figure .plot svg { max-width: 100%; }
   .tw { overflow: visible; }
   table { font-size: 8.5pt; }
+  pre { white-space: pre-wrap; font-size: 8pt; }
   a { color: inherit; }
 }
 </style>
@@ -178,11 +187,8 @@ footer { margin-top: 40px; color: #666; font-size: 13px; }
 </section>{{end}}
 {{range .Secs}}<section id="{{.ID}}"><h2>{{.Title}}</h2>
 {{range .Notes}}<p class="note">{{.}}</p>
-{{end}}{{range .Tables}}{{$t := .}}<div class="tw"><table>{{if .Caption}}<caption>{{.Caption}}</caption>{{end}}
-<thead><tr>{{range $i, $h := .Head}}<th scope="col"{{if num $t.Numeric $i}} class="n"{{end}}>{{$h}}</th>{{end}}</tr></thead>
-<tbody>{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if num $t.Numeric $i}} class="n"{{end}}>{{$c}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>
-{{end}}{{range .Rendered}}<figure id="{{.ID}}">
+{{end}}{{range .Blocks}}{{if .Table}}{{template "table" .Table}}{{else}}<pre>{{.Pre}}</pre>
+{{end}}{{end}}{{range .Tables}}{{template "table" .}}{{end}}{{range .Rendered}}<figure id="{{.ID}}">
 <div class="plot">{{.SVG}}</div>
 <figcaption><ul class="legend">{{range .Legend}}<li><svg viewBox="0 0 30 12" aria-hidden="true">{{if .Scatter}}<circle cx="15" cy="6" r="3.5" fill="{{.Color}}"/>{{else}}<line x1="1" y1="6" x2="29" y2="6" stroke="{{.Color}}" stroke-width="{{if .Dashed}}2{{else}}3{{end}}"{{if .Dashed}} stroke-dasharray="6 3"{{end}}/>{{end}}</svg>{{.Name}}</li>{{end}}</ul>
 <span class="t">{{.Title}}.</span> {{.Caption}}</figcaption>
@@ -191,4 +197,8 @@ footer { margin-top: 40px; color: #666; font-size: 13px; }
 {{end}}<footer>Written by fleetsim. Self-contained: no script, no network access; figures are inline SVG.</footer>
 </body>
 </html>
-`))
+{{define "table"}}{{$t := .}}<div class="tw"><table>{{if .Caption}}<caption>{{.Caption}}</caption>{{end}}
+<thead><tr>{{range $i, $h := .Head}}<th scope="col"{{if num $t.Numeric $i}} class="n"{{end}}>{{$h}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr>{{range $i, $c := .}}<td{{if num $t.Numeric $i}} class="n"{{end}}>{{$c}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+{{end}}`))

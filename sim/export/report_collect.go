@@ -1,6 +1,7 @@
 package export
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -23,7 +24,11 @@ type RunCollector struct {
 	series  map[int][]seriesPoint // by pool index (−1: fleet)
 	merged  int                   // intervals per point (a power of 2)
 	hasTS   bool
+	first   []sim.Record // the firstRecords smallest ids, sorted by id
 }
+
+// firstRecords is the number of requests the report lists in id order.
+const firstRecords = 10
 
 // NewRunCollector returns an empty collector.
 func NewRunCollector() *RunCollector {
@@ -97,6 +102,7 @@ func (c *RunCollector) Write(r *sim.Record) error {
 
 // AddRecord counts one request's record.
 func (c *RunCollector) AddRecord(r *sim.Record) {
+	c.keepFirst(r)
 	if r.Warmup {
 		c.warm++
 		return
@@ -136,7 +142,7 @@ type seriesPoint struct {
 	rejections            int64
 	queue, queueMax       float64
 	running, kvUsed       float64
-	kvTotal               float64
+	kvTotal, slots        float64
 	ttftP99               float64
 	w                     float64 // intervals merged
 }
@@ -155,7 +161,7 @@ func (c *RunCollector) AddSeriesRow(r *sim.SeriesRow) {
 	pts := c.series[r.PoolIndex]
 	p := seriesPoint{startS: r.StartS, endS: r.EndS, arrivals: r.Arrivals, completions: r.Completions,
 		rejections: r.Rejections, queue: float64(r.Queue), queueMax: float64(r.Queue),
-		running: float64(r.Running), kvUsed: float64(r.KVBlocksUsed), kvTotal: float64(r.KVBlocksTotal), ttftP99: r.TTFTP99S, w: 1}
+		running: float64(r.Running), kvUsed: float64(r.KVBlocksUsed), kvTotal: float64(r.KVBlocksTotal), slots: float64(r.Slots), ttftP99: r.TTFTP99S, w: 1}
 	// The last point may still be filling (merged intervals per point).
 	if n := len(pts); n > 0 && c.merged > 1 && pts[n-1].span(c.merged) {
 		pts[n-1] = mergePoints(pts[n-1], p)
@@ -179,7 +185,7 @@ func mergePoints(a, b seriesPoint) seriesPoint {
 		startS: a.startS, endS: b.endS,
 		arrivals: a.arrivals + b.arrivals, completions: a.completions + b.completions, rejections: a.rejections + b.rejections,
 		queue: avg(a.queue, b.queue), queueMax: math.Max(a.queueMax, b.queueMax),
-		running: avg(a.running, b.running), kvUsed: avg(a.kvUsed, b.kvUsed), kvTotal: math.Max(a.kvTotal, b.kvTotal),
+		running: avg(a.running, b.running), kvUsed: avg(a.kvUsed, b.kvUsed), kvTotal: math.Max(a.kvTotal, b.kvTotal), slots: math.Max(a.slots, b.slots),
 		ttftP99: nanMax(a.ttftP99, b.ttftP99), w: w,
 	}
 }
@@ -208,4 +214,18 @@ func (c *RunCollector) halve() {
 		}
 		c.series[k] = out
 	}
+}
+
+// keepFirst keeps r when its id is among the firstRecords smallest seen
+// (records come in completion order; the report lists them by id).
+func (c *RunCollector) keepFirst(r *sim.Record) {
+	n := len(c.first)
+	if n == firstRecords && r.ID >= c.first[n-1].ID {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(c.first, r.ID, func(a sim.Record, id int64) int { return cmp.Compare(a.ID, id) })
+	if n == firstRecords {
+		c.first = c.first[:n-1]
+	}
+	c.first = slices.Insert(c.first, i, *r)
 }

@@ -26,10 +26,21 @@ func (c *RunCollector) Report(sum *sim.Summary, command, dir, outputs string) *R
 	if c.hasTS {
 		r.Sections = append(r.Sections, c.timeSection(sum))
 	}
-	r.Sections = append(r.Sections, ReportSection{ID: "files", Title: "Reading the outputs", Notes: []string{
+	files := ReportSection{ID: "files", Title: "Reading the outputs", Notes: []string{
 		"requests.parquet holds one row per request in completion order (the order the simulator emits them, which keeps its memory bounded); sort by id to get arrival order, e.g. in DuckDB: SELECT * FROM 'requests.parquet' ORDER BY id. Times and durations are seconds; NULL marks a time a rejected request never reached.",
 		"timeseries.parquet holds one row per pool per interval of simulated time and one for the whole fleet (pool 'fleet'); docs/report.md documents its columns. examples/notebook/ shows the same analysis in DuckDB, pandas and polars.",
-	}})
+	}}
+	if len(c.first) > 0 {
+		t := ReportTable{Caption: "The first requests by id (arrival order), as requests.parquet holds them",
+			Head:    []string{"id", "pool", "arrival_s", "ttft_s", "tpot_s", "e2e_s", "input_tokens", "output_tokens", "warmup", "rejected"},
+			Numeric: []bool{true, false, true, true, true, true, true, true, false, false}}
+		for _, r := range c.first {
+			t.Rows = append(t.Rows, []string{strconv.FormatInt(r.ID, 10), r.Pool, num(r.ArrivalS, 4), num(r.TTFTS, 4), num(r.TPOTS, 5), num(r.E2ES, 3),
+				strconv.Itoa(int(r.InputTokens)), strconv.Itoa(int(r.OutputTokens)), strconv.FormatBool(r.Warmup), strconv.FormatBool(r.Rejected)})
+		}
+		files.Tables = append(files.Tables, t)
+	}
+	r.Sections = append(r.Sections, files)
 	return r
 }
 
@@ -245,10 +256,13 @@ func (c *RunCollector) timeSection(sum *sim.Summary) ReportSection {
 		"Requests served to their last token per second of the interval.")
 	mk("queue", "Queue length", "requests waiting", idx, func(_ int, p seriesPoint) float64 { return p.queue }, window,
 		"Requests waiting for admission at the interval's end (averaged over merged intervals).")
-	mk("running", "Running batch (slot utilization)", "running sequences / slots", idx, func(k int, p seriesPoint) float64 {
-		return p.running / poolSlots(sum, k)
+	mk("running", "Running batch (slot utilization)", "running sequences / slots", idx, func(_ int, p seriesPoint) float64 {
+		if p.slots <= 0 {
+			return math.NaN()
+		}
+		return p.running / p.slots
 	}, window, "Sequences in running batches over the pool's slots (instances × max sequences per instance).")
-	mk("kv", "KV cache in use", "KV blocks in use / KV blocks", idx, func(_ int, p seriesPoint) float64 {
+	mk("kv", "KV cache in use", "fraction of KV blocks in use", idx, func(_ int, p seriesPoint) float64 {
 		if p.kvTotal <= 0 {
 			return math.NaN()
 		}
@@ -261,13 +275,4 @@ func (c *RunCollector) timeSection(sum *sim.Summary) ReportSection {
 	mk("ttft-p99", "TTFT P99 per interval", "seconds", idx, func(_ int, p seriesPoint) float64 { return p.ttftP99 }, refs,
 		"P99 of the TTFT of the requests completed in the interval (none: no point).")
 	return s
-}
-
-// poolSlots is pool k's slots: instances × sequences per instance (NaN
-// when unknown).
-func poolSlots(sum *sim.Summary, k int) float64 {
-	if k < 0 || k >= len(sum.Pools) || sum.Pools[k].Slots*sum.Pools[k].GPUs <= 0 {
-		return math.NaN()
-	}
-	return float64(sum.Pools[k].Slots * sum.Pools[k].GPUs)
 }

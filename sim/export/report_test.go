@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -149,5 +150,49 @@ func TestSeriesThinning(t *testing.T) {
 	}
 	if sum != arr || mx != float64(qmax) || pts[0].startS != 0 || pts[len(pts)-1].endS != float64(n) {
 		t.Errorf("arrivals %d (want %d), queue max %v (want %d), span [%v, %v] (want [0, %d])", sum, arr, mx, qmax, pts[0].startS, pts[len(pts)-1].endS, n)
+	}
+}
+
+// TestTextReport: a command's stdout becomes sections (at "#" headings),
+// Markdown tables (numeric columns aligned right) and preformatted text, in
+// order; the HTML is self-contained and well-formed.
+func TestTextReport(t *testing.T) {
+	text := "fleet of 3 pools\n\n| pool | gpus | note |\n|---|---:|---|\n| a | 4 | x |\n| b | 12 | y |\nafter the table\n# Second part\nmore <text> & co\n"
+	r := TextReport("t", [][2]string{{"written by", "test"}}, text)
+	if len(r.Sections) != 2 || r.Sections[1].Title != "Second part" {
+		t.Fatalf("sections %+v", r.Sections)
+	}
+	b0 := r.Sections[0].Blocks
+	if len(b0) != 3 || b0[0].Pre != "fleet of 3 pools" || b0[1].Table == nil || b0[2].Pre != "after the table" {
+		t.Fatalf("blocks %+v", b0)
+	}
+	tb := b0[1].Table
+	if len(tb.Rows) != 2 || tb.Rows[1][1] != "12" || tb.Numeric[0] || !tb.Numeric[1] || tb.Numeric[2] {
+		t.Errorf("table %+v", tb)
+	}
+	b, err := r.HTML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkReportHTML(t, b, 0)
+	if !bytes.Contains(b, []byte("more &lt;text&gt; &amp; co")) {
+		t.Error("text not escaped")
+	}
+}
+
+// TestCollectorKeepsFirstByID: records in any order, the collector keeps
+// the firstRecords smallest ids, sorted.
+func TestCollectorKeepsFirstByID(t *testing.T) {
+	c := NewRunCollector()
+	for _, id := range []int64{50, 3, 99, 7, 1, 42, 0, 13, 8, 2, 77, 5, 4, 6, 100} {
+		c.AddRecord(&sim.Record{ID: id, Pool: "a", Rejected: true})
+	}
+	var got []int64
+	for _, r := range c.first {
+		got = append(got, r.ID)
+	}
+	want := []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 13}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("kept ids %v, want %v", got, want)
 	}
 }

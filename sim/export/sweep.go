@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/fleetsim/fleetsim/sim/sweep"
 )
@@ -18,8 +17,12 @@ import (
 // "fleet", pool_index = -1). Rows are in grid order (point, then
 // pool_index), so a shard's part holds a subset of the unsharded file's rows,
 // identical byte for byte in value. Latencies are seconds, rates requests/s;
-// a metric that has no value (no request completed) is NULL. docs/sweep.md
-// documents every column.
+// a metric that has no value (no request completed) is NULL, and so is a
+// key that does not apply: gpu, max_ctx and slots in fleet rows, b_short and
+// gamma when the router uses its default. The footer carries the same
+// created_by and key-value metadata as requests.parquet (the base scenario
+// and seed) plus MetaAxes, the grid's axes. docs/sweep.md documents every
+// column.
 type SweepRow struct {
 	Point     int32   `parquet:"point"`
 	Label     string  `parquet:"label"`
@@ -29,15 +32,15 @@ type SweepRow struct {
 	Workload  string  `parquet:"workload,dict"`
 	Router    string  `parquet:"router,dict"`
 	Timing    string  `parquet:"timing,dict"`
-	BShort    int32   `parquet:"b_short"`
-	Gamma     float64 `parquet:"gamma"`
+	BShort    int32   `parquet:"b_short,optional"` // NULL: the router's default
+	Gamma     float64 `parquet:"gamma,optional"`   // NULL: the router's default
 	Fleet     bool    `parquet:"fleet"`
 	PoolIndex int32   `parquet:"pool_index"`
 	Pool      string  `parquet:"pool,dict"`
-	GPU       string  `parquet:"gpu,dict"`
+	GPU       string  `parquet:"gpu,dict,optional"` // NULL in fleet rows
 	GPUs      int32   `parquet:"gpus"`
-	MaxCtx    int32   `parquet:"max_ctx"`
-	Slots     int32   `parquet:"slots"`
+	MaxCtx    int32   `parquet:"max_ctx,optional"` // NULL in fleet rows
+	Slots     int32   `parquet:"slots,optional"`   // NULL in fleet rows
 
 	Arrived          int64    `parquet:"arrived"`
 	Completed        int64    `parquet:"completed"`
@@ -90,19 +93,20 @@ func NewSweepRow(r *sweep.Row) SweepRow {
 	}
 }
 
+// MetaAxes is the key-value metadata key of sweep.parquet holding the
+// grid's axes as JSON: [{"Key": "rate", "Values": ["20", "40"]}, ...].
+const MetaAxes = "fleetsim.axes"
+
 // WriteSweepParquet writes rows to path as zstd-compressed Parquet (schema
-// SweepRow) through a temporary file and a rename. The same rows give the
-// same bytes.
-func WriteSweepParquet(path string, rows []sweep.Row) error {
+// SweepRow) through a temporary file and a rename, with the run information
+// of info in its footer (as requests.parquet). The same rows give the same
+// bytes.
+func WriteSweepParquet(path string, rows []sweep.Row, info FileInfo) error {
 	f, err := createAtomic(path)
 	if err != nil {
 		return err
 	}
-	w := parquet.NewGenericWriter[SweepRow](f,
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
-		parquet.MaxRowsPerRowGroup(RowGroupRows),
-		createdBy(Application),
-	)
+	w := parquet.NewGenericWriter[SweepRow](f, parquetOptions(info)...)
 	out := make([]SweepRow, len(rows))
 	for i := range rows {
 		out[i] = NewSweepRow(&rows[i])

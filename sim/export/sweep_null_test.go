@@ -19,7 +19,7 @@ func TestSweepEmptyMetricsAreNull(t *testing.T) {
 	m.SlotUtilization, m.ArrivalRPS, m.ThroughputRPS, m.SLOAttainment, m.BacklogGrowth = nan, nan, nan, nan, nan
 	m.TTFT.P99 = nan
 	path := filepath.Join(t.TempDir(), "sweep.parquet")
-	if err := WriteSweepParquet(path, []sweep.Row{r}); err != nil {
+	if err := WriteSweepParquet(path, []sweep.Row{r}, FileInfo{}); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := ReadSweepParquet(path)

@@ -27,6 +27,7 @@ type SeriesParquetRow struct {
 	Rejections     int64    `parquet:"rejections"`
 	Queue          int64    `parquet:"queue"`
 	Running        int64    `parquet:"running"`
+	Slots          int64    `parquet:"slots"`
 	KVBlocksUsed   int64    `parquet:"kv_blocks_used"`
 	KVBlocksTotal  int64    `parquet:"kv_blocks_total"`
 	TTFTP50S       *float64 `parquet:"ttft_p50_s"`
@@ -51,7 +52,7 @@ func NewSeriesParquetRow(r *sim.SeriesRow) SeriesParquetRow {
 		Pool: r.Pool, PoolIndex: int32(r.PoolIndex),
 		Arrivals: r.Arrivals, WarmupArrivals: r.WarmupArrivals,
 		Completions: r.Completions, Rejections: r.Rejections,
-		Queue: r.Queue, Running: r.Running,
+		Queue: r.Queue, Running: r.Running, Slots: r.Slots,
 		KVBlocksUsed: r.KVBlocksUsed, KVBlocksTotal: r.KVBlocksTotal,
 		TTFTP50S: nullable(r.TTFTP50S), TTFTP99S: nullable(r.TTFTP99S),
 		RateRPS: r.RateRPS, TPOTP99S: nullable(r.TPOTP99S), SLOAttainment: nullable(r.SLOAttainment),
@@ -85,7 +86,7 @@ func (r *SeriesParquetRow) SeriesRow() sim.SeriesRow {
 		Pool: r.Pool, PoolIndex: int(r.PoolIndex),
 		Arrivals: r.Arrivals, WarmupArrivals: r.WarmupArrivals,
 		Completions: r.Completions, Rejections: r.Rejections,
-		Queue: r.Queue, Running: r.Running,
+		Queue: r.Queue, Running: r.Running, Slots: r.Slots,
 		KVBlocksUsed: r.KVBlocksUsed, KVBlocksTotal: r.KVBlocksTotal,
 		TTFTP50S: orNaN(r.TTFTP50S), TTFTP99S: orNaN(r.TTFTP99S),
 		RateRPS: r.RateRPS, TPOTP99S: orNaN(r.TPOTP99S), SLOAttainment: orNaN(r.SLOAttainment),
@@ -104,11 +105,17 @@ func (r *SeriesParquetRow) SeriesRow() sim.SeriesRow {
 	return s
 }
 
+// Row groups and page buffers of timeseries.parquet.
+const (
+	seriesRowGroupRows = 8192
+	seriesPageBytes    = 32 << 10
+)
+
 // SeriesSink is a sim.SeriesSink writing timeseries.parquet (schema
 // SeriesParquetRow, zstd) as the run goes: rows are buffered up to one row
-// group (RowGroupRows), so memory stays bounded however long the run. The
-// file appears at its path only when Close succeeds; Abort (or a failed
-// Close) leaves nothing.
+// group (seriesRowGroupRows rows), so memory stays bounded however long the
+// run. The file appears at its path only when Close succeeds; Abort (or a
+// failed Close) leaves nothing.
 type SeriesSink struct {
 	f    *atomicFile
 	w    *parquet.GenericWriter[SeriesParquetRow]
@@ -124,7 +131,10 @@ func NewSeriesSink(path string, info FileInfo) (*SeriesSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := parquet.NewGenericWriter[SeriesParquetRow](f, parquetOptions(info)...)
+	// Small row groups and pages: a long run's series streams out instead
+	// of filling a 65,536-row group in memory beside the simulation.
+	opts := append(parquetOptions(info), parquet.MaxRowsPerRowGroup(seriesRowGroupRows), parquet.PageBufferSize(seriesPageBytes))
+	w := parquet.NewGenericWriter[SeriesParquetRow](f, opts...)
 	return &SeriesSink{f: f, w: w}, nil
 }
 

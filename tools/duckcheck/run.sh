@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Independent check of fleetsim's Parquet output: runs a small simulation
+# Independent check of fleetsim's Parquet outputs: runs a small simulation
 # with the Go CLI, then reads requests.parquet with DuckDB (npm package
 # @duckdb/node-api) and compares the row count, column sums and schema with
 # the numbers Go computed while writing (summary.json). Then runs a small
@@ -58,3 +58,16 @@ if node "$here/sweepcheck.mjs" "$root/deploy/merge-parts.sql" "$tmp/sweep-sharde
   exit 1
 fi
 echo "sweepcheck: a missing part is detected (self-test OK)"
+
+# The time series, sweep.parquet's footer and NULLs, and the notebook's
+# DuckDB analysis (examples/notebook/analysis.sql).
+node "$here/outputscheck.mjs" "$tmp/run" "$tmp/sweep-whole" "$root/examples/notebook/analysis.sql"
+# The check must be able to fail: a summary with one arrival more is caught.
+mkdir "$tmp/bad-ts"
+cp "$tmp/run/requests.parquet" "$tmp/run/timeseries.parquet" "$tmp/bad-ts/"
+sed 's/^  "requests": \([0-9]*\)/  "requests": 1\1/' "$tmp/run/summary.json" >"$tmp/bad-ts/summary.json"
+if node "$here/outputscheck.mjs" "$tmp/bad-ts" "$tmp/sweep-whole" "$root/examples/notebook/analysis.sql" 2>/dev/null; then
+  echo "outputscheck: a wrong arrival count was not detected" >&2
+  exit 1
+fi
+echo "outputscheck: a wrong arrival count is detected (self-test OK)"
