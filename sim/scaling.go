@@ -522,3 +522,12 @@ func (f *fleet) seriesScale(r *SeriesRow, i int, end float64) {
 		r.CostUSD += b.CostUSD
 	}
 }
+
+// instances returns the pool's instances holding an engine: serving and
+// draining ones (all of a fixed pool's).
+func (p *pool) instances() int {
+	if p.sc == nil {
+		return len(p.eng)
+	}
+	return p.sc.lc.Count(Serving) + p.sc.lc.Count(Draining)
+}

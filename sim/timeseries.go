@@ -311,7 +311,7 @@ func (s *series) fill(f *fleet, end float64) {
 		if i < len(f.pools) {
 			p := f.pools[i]
 			*r = SeriesRow{Pool: p.cfg.Name, PoolIndex: i,
-				Queue: int64(p.waiting()), Running: int64(p.running), Slots: int64(p.ecfg.MaxSeqs * len(p.eng)),
+				Queue: int64(p.waiting()), Running: int64(p.running), Slots: int64(p.ecfg.MaxSeqs * p.instances()),
 				KVBlocksUsed: int64(p.totalBlocks - p.freeBlocks), KVBlocksTotal: int64(p.totalBlocks)}
 			fleet.Queue += r.Queue
 			fleet.Running += r.Running
