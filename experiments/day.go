@@ -362,21 +362,24 @@ func dayVariants(base sim.Config, plan fleetopt.MethodPlan, names []string) (*va
 // dayFigures draws the load with the instances (one chart) and the fleet's
 // P99 TTFT against the SLO.
 func dayFigures(runs []dayRun, curve *workload.Curve, mean float64, slo float64) []export.Figure {
-	// The load is drawn in units that put its mean at the static fleet's
-	// size, so that both read on one axis.
-	k := float64(runs[0].sum.Scaling.Pools[0].PeakInstances+runs[0].sum.Scaling.Pools[1].PeakInstances) / mean
-	load := export.FigureSeries{Name: fmt.Sprintf("load λ(t) × %.3g (req/s)", k), Dashed: false}
+	// The load is drawn in units that put its peak at the static fleet's
+	// size, so that both read on one axis; it comes last, so that each
+	// policy has the same colour in both charts.
+	a := (DayRatio - 1) / (DayRatio + 1)
+	k := float64(runs[0].sum.Scaling.Pools[0].PeakInstances+runs[0].sum.Scaling.Pools[1].PeakInstances) / (mean * (1 + a))
+	load := export.FigureSeries{Name: fmt.Sprintf("load λ(t) × %.3g (req/s)", k)}
 	for h := 0.0; h <= 24; h += 0.25 {
 		load.X, load.Y = append(load.X, h), append(load.Y, k*curve.Rate(h*3600))
 	}
 	inst := export.Figure{Name: "day-instances", Title: "Load and instances over the day", XLabel: "hour of the day", YLabel: "instances (starting + serving + draining)",
-		YFromZero: true, NoPoints: true, Series: []export.FigureSeries{load}}
+		YFromZero: true, NoPoints: true}
 	ttft := export.Figure{Name: "day-ttft", Title: "Fleet P99 TTFT per 5 minutes against the SLO", XLabel: "hour of the day", YLabel: "P99 TTFT, s",
 		LogY: true, NoPoints: true, Refs: []export.FigureRef{{Label: fmt.Sprintf("SLO %g s", slo), At: slo}}}
 	for _, r := range runs {
 		inst.Series = append(inst.Series, export.FigureSeries{Name: r.name, X: r.ts.t, Y: r.ts.inst})
 		ttft.Series = append(ttft.Series, export.FigureSeries{Name: r.name, X: r.ts.t, Y: finiteOnly(r.ts.ttft)})
 	}
+	inst.Series = append(inst.Series, load)
 	return []export.Figure{inst, ttft}
 }
 
