@@ -154,19 +154,27 @@ func (e *Engine) blocksNeeded(i int) int {
 }
 
 // admissible reports whether the queue head would be admitted at the next
-// iteration's start when free blocks are free after the decoders' growth.
-func (e *Engine) admissible(free int) bool {
+// iteration's start, after the decoders' growth has taken grow of the free
+// blocks.
+func (e *Engine) admissible(grow int) bool {
 	if e.nRunning() >= e.cfg.MaxSeqs {
 		return false
 	}
+	free := e.free - grow
 	if s := e.headSeq(); s != nil {
-		return e.blocksFor(s.p) <= free
+		if s.prefilled {
+			return e.blocksFor(s.p+1) <= free
+		}
+		if e.cache == nil {
+			return e.blocksFor(s.p) <= free
+		}
+		return e.admitNeedAfter(&s.res.Job, s.p, grow) <= free
 	}
 	if e.shared != nil {
 		if j := e.shared.Peek(); j != nil {
 			// A job that can never run here is rejected by the next
 			// iteration, which therefore changes something.
-			return e.blocksFor(j.In) <= free || e.reason(j) != ""
+			return e.reason(j) != "" || e.admitNeedAfter(j, j.In, grow) <= free
 		}
 	}
 	return false
@@ -227,7 +235,7 @@ func (e *Engine) quiet() bool {
 		return false
 	}
 	need := e.blocksNeeded(e.it)
-	return need <= e.free && !e.admissible(e.free-need)
+	return need <= e.free && !e.admissible(need)
 }
 
 // horizon returns, for a quiet next iteration, the number of iterations
@@ -242,16 +250,20 @@ func (e *Engine) horizon() (k int, exhaust bool) {
 		k = e.dec[0].fin - e.it
 		// First iteration whose block needs exceed the free blocks: every
 		// BlockTokens iterations each decoder needs exactly one block.
+		// (The search stops as soon as j = q·bt + l is past k: it could no
+		// longer lower k.)
 		bt := e.cfg.BlockTokens
 		q := e.free / n
 		acc := q * n
-		for l := 0; ; l++ {
-			acc += e.cnt[(e.it+l)%bt]
+		r := e.it % bt
+		for l := 0; q*bt+l <= k; l++ {
+			acc += e.cnt[r]
 			if acc > e.free {
-				if j := q*bt + l; j <= k {
-					k, exhaust = j, true
-				}
+				k, exhaust = q*bt+l, true
 				break
+			}
+			if r++; r == bt {
+				r = 0
 			}
 		}
 	}
@@ -312,7 +324,7 @@ func (e *Engine) jump(k int) {
 		for l := 0; l < k%bt; l++ {
 			alloc += e.cnt[(i+l)%bt]
 		}
-		e.free -= alloc
+		e.take(alloc)
 	}
 	for _, s := range e.pre {
 		s.ctx += s.chunk * k
@@ -388,7 +400,7 @@ func (e *Engine) step(out []Result) []Result {
 	// 1. KV growth of decoding sequences.
 	preempted := false
 	if need := e.blocksNeeded(i); need <= e.free {
-		e.free -= need
+		e.take(need)
 	} else {
 		e.growPreempt(i)
 		preempted = true
@@ -398,7 +410,15 @@ func (e *Engine) step(out []Result) []Result {
 		s := e.headSeq()
 		var need int
 		if s != nil {
-			if need = e.blocksFor(s.p); need > e.free {
+			switch {
+			case s.prefilled:
+				need = e.blocksFor(s.p + 1)
+			case e.cache == nil:
+				need = e.blocksFor(s.p)
+			default:
+				need = e.admitNeed(&s.res.Job, s.p)
+			}
+			if need > e.free {
 				break
 			}
 			e.popSeq()
@@ -416,7 +436,7 @@ func (e *Engine) step(out []Result) []Result {
 				out = append(out, Result{Job: *j, Enqueued: start, Finished: start, Rejected: true, Reason: why})
 				continue
 			}
-			if need = e.blocksFor(j.In); need > e.free {
+			if need = e.admitNeed(j, j.In); need > e.free {
 				break
 			}
 			e.shared.Pop()
@@ -424,13 +444,26 @@ func (e *Engine) step(out []Result) []Result {
 			// is admitted.
 			s = e.newSeq(*j, start)
 		}
-		e.free -= need
-		s.ctx, s.chunk = 0, 0
+		pf := s.prefilled
+		switch {
+		case pf:
+			e.take(need)
+		case e.cache == nil:
+			e.free -= need
+			s.ctx = 0
+		default:
+			e.admitBlocks(s)
+		}
+		s.chunk = 0
 		e.seqno++
 		s.ord = e.seqno
 		if !s.admitt {
 			s.admitt = true
 			s.res.Admitted = start
+		}
+		if pf {
+			e.admitPrefilled(s, i)
+			continue
 		}
 		e.pre = append(e.pre, s)
 	}
@@ -448,7 +481,7 @@ func (e *Engine) step(out []Result) []Result {
 	done := e.done[:0]
 	for len(e.dec) > 0 && e.dec[0].fin == i {
 		s := e.dec[0]
-		e.free += e.blocksFor(s.base + i + 1)
+		s.held = e.blocksFor(s.base + i + 1)
 		e.removeDecoder(s)
 		done = append(done, s)
 	}
@@ -458,6 +491,7 @@ func (e *Engine) step(out []Result) []Result {
 		if s.chunk > 0 {
 			s.ctx += s.chunk
 			if s.ctx == s.p {
+				e.publish(s, s.p)
 				s.g++
 				if !s.first {
 					s.first = true
@@ -467,7 +501,7 @@ func (e *Engine) step(out []Result) []Result {
 					}
 				}
 				if s.g == s.res.Job.Out {
-					e.free += e.blocksFor(s.p)
+					s.held = e.blocksFor(s.p)
 					done = append(done, s)
 				} else {
 					e.addDecoder(s, i+1)
@@ -484,9 +518,10 @@ func (e *Engine) step(out []Result) []Result {
 		slices.SortFunc(done, func(a, b *seq) int { return int(a.ord - b.ord) })
 	}
 	for _, s := range done {
+		e.release(s, s.held)
 		s.res.Finished = end
 		out = append(out, s.res)
-		*s = seq{}
+		*s = seq{pc: s.pc}
 		e.spare = append(e.spare, s)
 	}
 	e.completed += int64(len(done))
@@ -524,7 +559,7 @@ func (e *Engine) growPreempt(i int) {
 			}
 		}
 		if s.isDec {
-			e.free--
+			e.take(1)
 			s.grown = i + 1
 		}
 	}
@@ -554,12 +589,14 @@ func (e *Engine) preempt(s *seq, i int) {
 		}
 		s.g = s.gb + i
 		e.removeDecoder(s)
-		e.free += blocks
+		e.release(s, blocks)
 	} else {
 		// The most recent sequence, when prefilling, is the last one.
 		e.pre[len(e.pre)-1] = nil
 		e.pre = e.pre[:len(e.pre)-1]
-		e.free += e.blocksFor(s.p)
+		// Its computed prompt blocks stay cached for its readmission.
+		e.publish(s, s.ctx)
+		e.release(s, e.blocksFor(s.p))
 	}
 	s.p = s.res.Job.In + s.g
 	s.ctx, s.chunk = 0, 0

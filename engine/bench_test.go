@@ -110,3 +110,63 @@ func benchEngineCfg(b *testing.B, cfg Config, events bool, rate float64) {
 func BenchmarkEngineLowLoad(b *testing.B) {
 	benchEngineCfg(b, a100Short, true, benchRate/3)
 }
+
+// BenchmarkEngineCacheOn is BenchmarkEngine with the prefix cache on (every
+// free block may keep content) and no prefixes in the workload: the cost of
+// having the cache (issue 18 asks for at least 80% of BenchmarkEngine's
+// speed).
+func BenchmarkEngineCacheOn(b *testing.B) {
+	cfg := a100Short
+	cfg.CacheBlocks = cfg.KVBlocks
+	benchEngineCfg(b, cfg, true, benchRate)
+}
+
+// BenchmarkEnginePrefix is BenchmarkEngineCacheOn with shared prefixes: a
+// 512-token system prompt per category (prose, code) and multi-turn
+// sessions (mean 4 turns, at most 4,096 tokens), Azure lengths restricted
+// to the pool, at the same arrival rate. It reports the hit token fraction.
+func BenchmarkEnginePrefix(b *testing.B) {
+	c, err := workload.LoadCDF("azure")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if c, err = c.Restrict(2, 3072); err != nil {
+		b.Fatal(err)
+	}
+	spec := workload.Spec{Rate: benchRate, Requests: b.N, SystemPromptTokens: 512, SessionTurns: 4, SessionMaxTokens: 4096,
+		Categories: map[string]float64{"prose": 0.5, "code": 0.5}}
+	src, err := workload.NewCDFSource(spec, c, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	reqs := make([]arrival, b.N)
+	var r workload.Request
+	var prompt int64
+	for i := range reqs {
+		src.Next(&r)
+		reqs[i] = arrival{at: Seconds(r.Arrival), job: Job{Tag: i, In: r.InputTokens, Out: r.OutputTokens, Prefix: (*Prefix)(r.Prefix)}}
+		prompt += int64(r.InputTokens)
+	}
+	cfg := a100Short
+	cfg.CacheBlocks = cfg.KVBlocks
+	e, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := make([]Result, 0, 1024)
+	b.ResetTimer()
+	for _, r := range reqs {
+		for ne := e.NextEvent(); ne < r.at; ne = e.NextEvent() {
+			out = e.AdvanceTo(ne, out[:0])
+		}
+		out = e.AdvanceTo(r.at, out[:0])
+		if res, ok := e.Submit(r.job, r.at); !ok {
+			b.Fatalf("rejected: %s", res.Reason)
+		}
+	}
+	b.StopTimer()
+	e.AdvanceTo(Never, out[:0])
+	s := e.Stats()
+	b.ReportMetric(float64(s.CachedTokens)/float64(prompt), "hit_frac")
+	b.ReportMetric(float64(s.CacheEvictions)/float64(b.N), "evict/req")
+}

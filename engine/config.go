@@ -38,6 +38,11 @@ type Config struct {
 	BatchTokenBudget int    // most tokens per iteration (decode first), 0 = no cap (lockstep)
 	MaxModelLen      int    // longest L_in + L_out accepted, tokens
 	Timing           Timing // iteration-time coefficients
+	// CacheBlocks turns the prefix cache on (> 0) and bounds the
+	// unreferenced blocks it keeps, blocks; it lives in the KV blocks, so
+	// it is at most KVBlocks (KVBlocks: every free block may keep its
+	// content). 0 = no prefix cache.
+	CacheBlocks int
 }
 
 // Validate reports the first invalid field of c, naming the field, its value
@@ -56,6 +61,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("engine: BatchTokenBudget = %d, must be >= 0 (0 = no cap)", c.BatchTokenBudget)
 	case c.MaxModelLen < 2:
 		return fmt.Errorf("engine: MaxModelLen = %d, must be >= 2 (longest L_in+L_out, tokens)", c.MaxModelLen)
+	case c.CacheBlocks < 0 || c.CacheBlocks > c.KVBlocks:
+		return fmt.Errorf("engine: CacheBlocks = %d, must be in [0, KVBlocks = %d] (the prefix cache lives in the instance's KV blocks; 0 = off)", c.CacheBlocks, c.KVBlocks)
 	}
 	for _, f := range []struct {
 		name string

@@ -31,6 +31,10 @@ type Stats struct {
 	Preemptions     int64   // preemption events
 	Iterations      int64   // iterations run
 	BusySlotSeconds float64 // integral over time of running sequences up to Now(), sequence*s
+	// Prefix cache (zero when off).
+	CachedBlocks   int   // unreferenced blocks holding cached content (part of FreeBlocks)
+	CachedTokens   int64 // Σ Result.Cached over admitted jobs: prompt tokens served from the cache, tokens
+	CacheEvictions int64 // cached blocks evicted
 }
 
 // Engine is one serving instance. The zero value is not usable; call New.
@@ -67,6 +71,11 @@ type Engine struct {
 	lastN   int  // sequences running in the last iteration
 	now     Time // latest time the caller advanced to
 
+	cache        *pcache // prefix cache, nil when Config.CacheBlocks is 0
+	cachedTokens int64   // Σ Result.Cached of admitted jobs
+	memo         needMemo
+	found        found // the last cache lookup (cacheuse.go)
+
 	tps Timing // cfg.Timing in picoseconds (coefficients × 1e12)
 	wps Time   // W rounded to the picosecond (>= 1)
 
@@ -99,16 +108,26 @@ type seq struct {
 	ord    int64 // admission order of the current admission
 	admitt bool  // admitted at least once
 	first  bool  // first token produced
-	g      int   // output tokens generated (prefilling or queued sequences)
-	p      int   // prompt tokens of the current admission (L_in + g at admission)
-	ctx    int   // tokens prefilled so far (prefilling sequences)
-	chunk  int   // prompt tokens given in the current iteration or run
 	isDec  bool  // decoding
-	base   int   // decoders: KV tokens before iteration i = base + i
-	gb     int   // decoders: tokens generated before iteration i = gb + i
-	fin    int   // decoders: iteration that produces the last token
-	hidx   int   // decoders: index in the heap
-	grown  int   // decoders: i+1 when given a block at the start of iteration i
+	// prefilled: queued by SubmitPrefilled and not yet admitted.
+	prefilled bool
+	g         int       // output tokens generated (prefilling or queued sequences)
+	p         int       // prompt tokens of the current admission (L_in + g at admission)
+	ctx       int       // tokens prefilled so far (prefilling sequences)
+	chunk     int       // prompt tokens given in the current iteration or run
+	base      int       // decoders: KV tokens before iteration i = base + i
+	gb        int       // decoders: tokens generated before iteration i = gb + i
+	fin       int       // decoders: iteration that produces the last token
+	hidx      int       // decoders: index in the heap
+	grown     int       // decoders: i+1 when given a block at the start of iteration i
+	held      int       // blocks held when it finished (set in step)
+	pc        *seqCache // prefix cache state, nil until admitted with a prefix
+}
+
+// seqCache is a sequence's use of the prefix cache.
+type seqCache struct {
+	hit  int     // blocks found cached at the current admission
+	ents []int32 // entries it references, in block order
 }
 
 // New returns an idle engine at time 0.
@@ -118,8 +137,12 @@ func New(cfg Config) (*Engine, error) {
 	}
 	tm := cfg.Timing
 	tps := Timing{W: tm.W * 1e12, HSeq: tm.HSeq * 1e12, HKV: tm.HKV * 1e12, P: tm.P * 1e12}
-	return &Engine{cfg: cfg, free: cfg.KVBlocks, idle: true, cnt: make([]int, cfg.BlockTokens),
-		tps: tps, wps: Time(math.Round(tps.W))}, nil
+	e := &Engine{cfg: cfg, free: cfg.KVBlocks, idle: true, cnt: make([]int, cfg.BlockTokens),
+		tps: tps, wps: Time(math.Round(tps.W))}
+	if cfg.CacheBlocks > 0 {
+		e.cache = newCache(cfg.CacheBlocks)
+	}
+	return e, nil
 }
 
 // Config returns the engine's configuration.
@@ -143,6 +166,10 @@ func (e *Engine) reason(j *Job) string {
 	case j.In+j.Out > e.cfg.MaxModelLen:
 		return fmt.Sprintf("input+output %d tokens exceeds max model length %d",
 			j.In+j.Out, e.cfg.MaxModelLen)
+	case e.usesCache(j):
+		if why := prefixReason(j.Prefix, e.cfg.BlockTokens); why != "" {
+			return why
+		}
 	}
 	// The KV cache holds at most L_in + L_out - 1 tokens (the last token
 	// is never written back).
@@ -186,11 +213,12 @@ func (e *Engine) queued() int { return len(e.front) + len(e.q) - e.qh }
 
 // CanAdmit reports whether j would be admitted by the next iteration if it
 // were submitted now: j fits, the private queue is empty, a slot is free and
-// enough KV blocks are free for its prompt (ceil(L_in/BlockTokens)). It
-// ignores the blocks decoding sequences may claim at that iteration's start.
+// enough KV blocks are free for its prompt (ceil(L_in/BlockTokens), less
+// the blocks of its cached prefix that are in use). It ignores the blocks
+// decoding sequences may claim at that iteration's start.
 func (e *Engine) CanAdmit(j Job) bool {
 	return e.Fits(j) && e.queued() == 0 && e.nRunning() < e.cfg.MaxSeqs &&
-		e.blocksFor(j.In) <= e.free
+		e.admitNeed(&j, j.In) <= e.free
 }
 
 // Now returns the time up to which the engine's state is materialized: the
@@ -203,7 +231,15 @@ func (e *Engine) Stats() Stats {
 	if e.lastEnd > e.now {
 		busy -= float64(e.lastN) * float64(e.lastEnd-e.now)
 	}
+	var cb int
+	var ev int64
+	if c := e.cache; c != nil {
+		cb, ev = c.nLRU, c.evictions
+	}
 	return Stats{
+		CachedBlocks:    cb,
+		CachedTokens:    e.cachedTokens,
+		CacheEvictions:  ev,
 		Running:         e.nRunning(),
 		Queued:          e.queued(),
 		FreeBlocks:      e.free,
@@ -213,6 +249,12 @@ func (e *Engine) Stats() Stats {
 		Iterations:      int64(e.it),
 		BusySlotSeconds: busy / 1e12,
 	}
+}
+
+// Counts returns Stats().Running, Queued and FreeBlocks without the rest
+// (a dispatcher reads them after every operation on the engine).
+func (e *Engine) Counts() (running, queued, freeBlocks int) {
+	return e.nRunning(), e.queued(), e.free
 }
 
 // nRunning returns the number of sequences in the batch.

@@ -7,4 +7,7 @@ type Job struct {
 	In  int // prompt tokens L_in as served (after any compression), >= 1 to run
 	Out int // output tokens L_out, >= 1 to run
 	Tag int // the caller's handle; never read by the engine
+	// Prefix optionally names the prompt's content for the prefix cache
+	// (nil: nothing shared; ignored when Config.CacheBlocks is 0).
+	Prefix *Prefix
 }

@@ -3,6 +3,9 @@ package engine
 import (
 	"fmt"
 	"math"
+	"sort"
+	"strconv"
+	"strings"
 )
 
 // This file holds the test oracle: a naive stepper that runs one iteration
@@ -31,10 +34,13 @@ type oReq struct {
 	res       Result
 	everAdm   bool
 	firstDone bool
-	generated int // output tokens produced so far
-	prompt    int // tokens to prefill in the current admission
-	kv        int // tokens whose KV is stored
-	blocks    int // blocks held
+	generated int      // output tokens produced so far
+	prompt    int      // tokens to prefill in the current admission
+	kv        int      // tokens whose KV is stored
+	blocks    int      // blocks held
+	prefilled bool     // submitted with its KV computed elsewhere, not yet admitted
+	hitBlocks int      // prefix cache: blocks found cached at the current admission
+	shared    []string // prefix cache: names of the cached blocks it uses, in block order
 }
 
 func (o *oReq) decoding() bool { return o.kv >= o.prompt }
@@ -62,9 +68,146 @@ type oracle struct {
 	completed, rejected, preemptions, iterations int64
 	busy                                         float64 // sequence·ps
 	maxUsed                                      int
+
+	// Prefix cache (docs/model.md, "Prefix cache"), kept by name: a block
+	// is named by the decimal hashes of every unit up to its own and its
+	// place in its unit, so equal names mean equal content and prefix.
+	cached    map[string]*oBlock
+	stamp     int64 // release counter, for LRU
+	hitTokens int64
+	evictions int64
+	hits      int64 // admissions that found at least one cached block
+	unused    int   // cached blocks nobody uses (checked against the map)
+	prefilled int64 // prefilled admissions
 }
 
-func newOracle(cfg Config) *oracle { return &oracle{cfg: cfg} }
+// oBlock is a cached block in the oracle.
+type oBlock struct {
+	ref      int   // requests in the batch using it
+	released int64 // stamp of the release that left it unreferenced
+}
+
+func newOracle(cfg Config) *oracle { return &oracle{cfg: cfg, cached: map[string]*oBlock{}} }
+
+// --- prefix cache, written from docs/model.md without the engine's code ---
+
+func (o *oracle) caching(j Job) bool { return o.cfg.CacheBlocks > 0 && j.Prefix != nil }
+
+// blockName names block b (0-based) of j's prompt.
+func (o *oracle) blockName(j Job, b int) string {
+	per := j.Prefix.Tokens / o.cfg.BlockTokens
+	unit := b / per
+	var sb strings.Builder
+	for k := 0; k <= unit; k++ {
+		sb.WriteString(strconv.FormatUint(j.Prefix.Hashes[k], 10))
+		sb.WriteByte(',')
+	}
+	sb.WriteString("#" + strconv.Itoa(b%per))
+	return sb.String()
+}
+
+// nameable returns how many leading blocks of j's prompt have a name.
+func (o *oracle) nameable(j Job) int {
+	toks := len(j.Prefix.Hashes) * j.Prefix.Tokens
+	if j.In < toks {
+		toks = j.In
+	}
+	return toks / o.cfg.BlockTokens
+}
+
+// lookup returns the names of the longest run of cached leading blocks of a
+// prompt of `prompt` tokens of j (at most (prompt-1)/b blocks), and how many
+// of them nobody uses. gone names blocks to treat as evicted.
+func (o *oracle) lookup(j Job, prompt int, gone map[string]bool) (names []string, unused int) {
+	if !o.caching(j) {
+		return nil, 0
+	}
+	limit := min(o.nameable(j), (prompt-1)/o.cfg.BlockTokens)
+	for b := 0; b < limit; b++ {
+		n := o.blockName(j, b)
+		blk, ok := o.cached[n]
+		if !ok || gone[n] {
+			break
+		}
+		if blk.ref == 0 {
+			unused++
+		}
+		names = append(names, n)
+	}
+	return names, unused
+}
+
+// unusedByAge returns the unused cached blocks, least recently released
+// first.
+func (o *oracle) unusedByAge() []string {
+	var names []string
+	for n, b := range o.cached {
+		if b.ref == 0 {
+			names = append(names, n)
+		}
+	}
+	sort.Slice(names, func(a, b int) bool { return o.cached[names[a]].released < o.cached[names[b]].released })
+	return names
+}
+
+// allocate takes n blocks; when the blocks holding nothing cached run out,
+// the oldest unused cached blocks are evicted.
+func (o *oracle) allocate(n int) {
+	o.used += n
+	free := o.cfg.KVBlocks - o.used
+	if o.unused <= free {
+		return
+	}
+	unused := o.unusedByAge()
+	for k := 0; k < len(unused)-free; k++ {
+		delete(o.cached, unused[k])
+		o.unused--
+		o.evictions++
+	}
+}
+
+// publish caches the named blocks of s's prompt it computed (the first kv
+// tokens) that are not cached yet.
+func (o *oracle) publish(s *oReq, kv int) {
+	j := s.res.Job
+	if !o.caching(j) {
+		return
+	}
+	n := min(o.nameable(j), kv/o.cfg.BlockTokens)
+	for b := s.hitBlocks; b < n; b++ {
+		name := o.blockName(j, b)
+		if _, ok := o.cached[name]; !ok {
+			o.cached[name] = &oBlock{ref: 1}
+			s.shared = append(s.shared, name)
+		}
+	}
+}
+
+// release frees s's blocks: its own ones, and one use of each cached one,
+// last block first; then trims the unused cached blocks to CacheBlocks.
+func (o *oracle) release(s *oReq) {
+	own := s.blocks - len(s.shared)
+	o.used -= own
+	for k := len(s.shared) - 1; k >= 0; k-- {
+		b := o.cached[s.shared[k]]
+		b.ref--
+		if b.ref == 0 {
+			o.used--
+			o.unused++
+			o.stamp++
+			b.released = o.stamp
+		}
+	}
+	s.shared, s.blocks, s.hitBlocks = nil, 0, 0
+	if o.unused > o.cfg.CacheBlocks {
+		unused := o.unusedByAge()
+		for k := 0; k < len(unused)-o.cfg.CacheBlocks; k++ {
+			delete(o.cached, unused[k])
+			o.unused--
+			o.evictions++
+		}
+	}
+}
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
@@ -78,6 +221,8 @@ func (o *oracle) never(j Job) string {
 		return fmt.Sprintf("input+output %d tokens exceeds max model length %d", total, o.cfg.MaxModelLen)
 	case ceilDiv(total-1, o.cfg.BlockTokens) > o.cfg.KVBlocks:
 		return "kv"
+	case o.caching(j) && (j.Prefix.Tokens < 1 || j.Prefix.Tokens%o.cfg.BlockTokens != 0):
+		return "prefix unit"
 	}
 	return ""
 }
@@ -101,6 +246,20 @@ func (o *oracle) submit(j Job, now Time) (Result, bool) {
 	return Result{}, true
 }
 
+// submitPrefilled is submit for a job whose prompt was prefilled on another
+// instance (docs/model.md, "Prefilled jobs").
+func (o *oracle) submitPrefilled(j Job, now Time) (Result, bool) {
+	if o.never(j) == "" && j.Out < 2 {
+		o.rejected++
+		return Result{Job: j, Enqueued: now, Finished: now, Rejected: true, Reason: "prefilled"}, false
+	}
+	r, ok := o.submit(j, now)
+	if ok {
+		o.waiting[len(o.waiting)-1].prefilled = true
+	}
+	return r, ok
+}
+
 func (o *oracle) advance(t Time, out []Result) []Result {
 	for o.haveWork && o.start < t {
 		out = o.iterate(out)
@@ -111,8 +270,29 @@ func (o *oracle) advance(t Time, out []Result) []Result {
 			panic(fmt.Sprintf("oracle: %d blocks used of %d", o.used, o.cfg.KVBlocks))
 		}
 		held := 0
+		var refs map[string]int
+		if len(o.cached) > 0 {
+			refs = map[string]int{}
+		}
 		for _, s := range o.batch {
-			held += s.blocks
+			held += s.blocks - len(s.shared)
+			for _, n := range s.shared {
+				refs[n]++
+			}
+		}
+		unused := 0
+		for n, b := range o.cached {
+			if b.ref != refs[n] {
+				panic("oracle: reference count of " + n)
+			}
+			if b.ref > 0 {
+				held++
+			} else {
+				unused++
+			}
+		}
+		if unused != o.unused {
+			panic("oracle: unused cached blocks")
 		}
 		if held != o.used {
 			panic("oracle: block accounting")
@@ -127,8 +307,10 @@ func (o *oracle) advance(t Time, out []Result) []Result {
 func (o *oracle) evict() *oReq {
 	v := o.batch[len(o.batch)-1]
 	o.batch = o.batch[:len(o.batch)-1]
-	o.used -= v.blocks
-	v.blocks = 0
+	if !v.decoding() {
+		o.publish(v, v.kv)
+	}
+	o.release(v)
 	v.kv = 0
 	v.prompt = v.res.Job.In + v.generated
 	v.res.Preemptions++
@@ -166,7 +348,7 @@ func (o *oracle) iterate(out []Result) []Result {
 		}
 		if o.inBatch(s) {
 			s.blocks++
-			o.used++
+			o.allocate(1)
 		}
 	}
 	// Admission.
@@ -190,7 +372,15 @@ func (o *oracle) iterate(out []Result) []Result {
 				break
 			}
 			nb := ceilDiv(cand.prompt, bt)
-			if o.used+nb > o.cfg.KVBlocks {
+			var names []string
+			var unusedHits int
+			if cand.prefilled {
+				// Its prompt's KV and the token it decodes now.
+				nb = ceilDiv(cand.prompt+1, bt)
+			} else {
+				names, unusedHits = o.lookup(cand.res.Job, cand.prompt, nil)
+			}
+			if o.used+nb-len(names)+unusedHits > o.cfg.KVBlocks {
 				break
 			}
 			if len(o.waiting) > 0 {
@@ -198,12 +388,34 @@ func (o *oracle) iterate(out []Result) []Result {
 			} else {
 				o.shared.Pop()
 			}
+			for _, n := range names {
+				if o.cached[n].ref == 0 {
+					o.used++
+					o.unused--
+				}
+				o.cached[n].ref++
+			}
+			cand.shared = names
+			cand.hitBlocks = len(names)
+			cand.kv = len(names) * bt
+			if cand.prefilled {
+				o.prefilled++
+				cand.prefilled = false
+				cand.kv = cand.prompt
+				cand.generated = 1
+				cand.firstDone = true
+			}
 			cand.blocks = nb
-			o.used += nb
+			o.allocate(nb - len(names))
 			admitted = true
+			if len(names) > 0 {
+				o.hits++
+			}
 			if !cand.everAdm {
 				cand.everAdm = true
 				cand.res.Admitted = o.start
+				cand.res.Cached = len(names) * bt
+				o.hitTokens += int64(len(names) * bt)
 			}
 			o.batch = append(o.batch, cand)
 		}
@@ -281,12 +493,15 @@ func (o *oracle) iterate(out []Result) []Result {
 	o.lastBatch = len(o.batch)
 	o.lastEnd = end
 	o.iterations++
-	var keep []*oReq
+	var keep, finished []*oReq
 	for _, s := range o.batch {
 		w := work[s]
 		wasDecoding := s.decoding()
 		s.kv += w
 		if w > 0 && (wasDecoding || s.kv == s.prompt) {
+			if !wasDecoding {
+				o.publish(s, s.kv) // prompts are published before anything is released
+			}
 			s.generated++
 			if !s.firstDone {
 				s.firstDone = true
@@ -294,14 +509,16 @@ func (o *oracle) iterate(out []Result) []Result {
 			}
 		}
 		if s.generated == s.res.Job.Out {
-			o.used -= s.blocks
-			s.blocks = 0
-			s.res.Finished = end
-			out = append(out, s.res)
-			o.completed++
+			finished = append(finished, s)
 		} else {
 			keep = append(keep, s)
 		}
+	}
+	for _, s := range finished { // admission order
+		o.release(s)
+		s.res.Finished = end
+		out = append(out, s.res)
+		o.completed++
 	}
 	o.batch = keep
 	o.start = end

@@ -17,6 +17,9 @@ type scenario struct {
 	partial  []Time // extra AdvanceTo times before each arrival (-1 = none)
 	tie      []bool // arrive exactly at the next iteration start (after the partial advance)
 	useEvent bool   // advance by NextEvent between arrivals
+	// prefilled: submit with SubmitPrefilled (not through the shared
+	// queue); nil = none.
+	prefilled []bool
 }
 
 func randomScenario(rng *rand.Rand) scenario {
@@ -75,7 +78,7 @@ func compareResults(got, want []Result) error {
 		g, w := got[i], want[i]
 		// Times are whole picoseconds and both follow docs/model.md's
 		// rounding rule, so they must be equal, not just close.
-		if g.Job != w.Job || g.Rejected != w.Rejected || g.Preemptions != w.Preemptions ||
+		if g.Job != w.Job || g.Rejected != w.Rejected || g.Preemptions != w.Preemptions || g.Cached != w.Cached ||
 			(g.Reason == "") != (w.Reason == "") ||
 			g.Enqueued != w.Enqueued || g.Admitted != w.Admitted ||
 			g.FirstToken != w.FirstToken || g.Finished != w.Finished {
@@ -93,6 +96,15 @@ func checkStats(e *Engine, o *oracle) error {
 	if s.Running > e.cfg.MaxSeqs {
 		return fmt.Errorf("running %d > MaxSeqs %d", s.Running, e.cfg.MaxSeqs)
 	}
+	unused := 0
+	for _, b := range o.cached {
+		if b.ref == 0 {
+			unused++
+		}
+	}
+	if s.CachedBlocks != unused || s.CachedTokens != o.hitTokens || s.CacheEvictions != o.evictions {
+		return fmt.Errorf("cache stats %+v, oracle unused %d hit tokens %d evictions %d", s, unused, o.hitTokens, o.evictions)
+	}
 	if s.FreeBlocks != o.cfg.KVBlocks-o.used || s.Running != len(o.batch) || s.Queued != len(o.waiting) ||
 		s.Completed != o.completed || s.Rejected != o.rejected || s.Preemptions != o.preemptions ||
 		s.Iterations != o.iterations || math.Abs(s.BusySlotSeconds-o.busyUpTo()) > 1e-9*math.Max(1, s.BusySlotSeconds) {
@@ -109,13 +121,13 @@ func checkStats(e *Engine, o *oracle) error {
 }
 
 // runScenario drives the engine and the oracle with the same calls and
-// compares everything. It returns the oracle's preemption count and the
+// compares everything. It returns the oracle (for its counters) and the
 // number of arrivals placed exactly at the start of an iteration with work
 // running that admitted them there (Admitted = arrival).
-func runScenario(sc scenario) (int64, int, error) {
+func runScenario(sc scenario) (*oracle, int, error) {
 	e, err := New(sc.cfg)
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
 	o := newOracle(sc.cfg)
 	var qe, qo *sliceQueue
@@ -144,7 +156,7 @@ func runScenario(sc scenario) (int64, int, error) {
 		r.at = max(r.at, last)
 		if p := sc.partial[i]; p >= 0 {
 			if err := advance(p); err != nil {
-				return 0, 0, err
+				return nil, 0, err
 			}
 		}
 		// A tie: arrive exactly when the oracle's next iteration starts
@@ -161,23 +173,23 @@ func runScenario(sc scenario) (int64, int, error) {
 					break
 				}
 				if !(ne > e.Now()) {
-					return 0, 0, fmt.Errorf("NextEvent %v not after Now %v", ne, e.Now())
+					return nil, 0, fmt.Errorf("NextEvent %v not after Now %v", ne, e.Now())
 				}
 				n := len(got)
 				if err := advance(ne); err != nil {
-					return 0, 0, err
+					return nil, 0, err
 				}
 				for _, res := range got[n:] {
 					// (A shared-queue request that can never run is
 					// rejected at the start of an iteration, before it.)
 					if !res.Rejected && res.Finished < ne {
-						return 0, 0, fmt.Errorf("result finished at %v before NextEvent %v", res.Finished, ne)
+						return nil, 0, fmt.Errorf("result finished at %v before NextEvent %v", res.Finished, ne)
 					}
 				}
 			}
 		}
 		if err := advance(r.at); err != nil {
-			return 0, 0, err
+			return nil, 0, err
 		}
 		submitted++
 		if sc.shared[i] && e.Stats().Running+e.Stats().Queued > 0 {
@@ -185,24 +197,28 @@ func runScenario(sc scenario) (int64, int, error) {
 			qo.Push(r.job)
 			continue
 		}
-		re, oke := e.Submit(r.job, r.at)
-		ro, oko := o.submit(r.job, r.at)
+		submit, osubmit := e.Submit, o.submit
+		if sc.prefilled != nil && sc.prefilled[i] {
+			submit, osubmit = e.SubmitPrefilled, o.submitPrefilled
+		}
+		re, oke := submit(r.job, r.at)
+		ro, oko := osubmit(r.job, r.at)
 		if oke != oko {
-			return 0, 0, fmt.Errorf("request %d: Submit %v, oracle %v", i, oke, oko)
+			return nil, 0, fmt.Errorf("request %d: Submit %v, oracle %v", i, oke, oko)
 		}
 		if !oke {
 			if err := compareResults([]Result{re}, []Result{ro}); err != nil {
-				return 0, 0, err
+				return nil, 0, err
 			}
 			got = append(got, re)
 			want = append(want, ro)
 		}
 		if err := checkStats(e, o); err != nil {
-			return 0, 0, err
+			return nil, 0, err
 		}
 	}
 	if err := advance(Never); err != nil {
-		return 0, 0, err
+		return nil, 0, err
 	}
 	// Conservation: submitted = completed + rejected + in flight.
 	s := e.Stats()
@@ -211,7 +227,7 @@ func runScenario(sc scenario) (int64, int, error) {
 		inShared = len(qe.items)
 	}
 	if int64(submitted) != s.Completed+s.Rejected+int64(s.Running+s.Queued+inShared) || len(got) != int(s.Completed+s.Rejected) {
-		return 0, 0, fmt.Errorf("conservation: submitted %d, stats %+v, shared %d, results %d", submitted, s, inShared, len(got))
+		return nil, 0, fmt.Errorf("conservation: submitted %d, stats %+v, shared %d, results %d", submitted, s, inShared, len(got))
 	}
 	ties := 0
 	for _, res := range got {
@@ -219,7 +235,7 @@ func runScenario(sc scenario) (int64, int, error) {
 			ties++
 		}
 	}
-	return o.preemptions, ties, nil
+	return o, ties, nil
 }
 
 func TestRandomScenariosAgainstOracle(t *testing.T) {
@@ -230,12 +246,12 @@ func TestRandomScenariosAgainstOracle(t *testing.T) {
 	preempted, ties := 0, 0
 	for i := 0; i < n; i++ {
 		sc := randomScenario(workload.NewRand(uint64(i), workload.StreamLengths))
-		p, k, err := runScenario(sc)
+		o, k, err := runScenario(sc)
 		ties += k
 		if err != nil {
 			t.Fatalf("scenario %d (cfg %+v): %v", i, sc.cfg, err)
 		}
-		if p > 0 {
+		if o.preemptions > 0 {
 			preempted++
 		}
 	}

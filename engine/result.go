@@ -9,6 +9,7 @@ type Result struct {
 	FirstToken  Time   // end of the iteration that finished its prefill
 	Finished    Time   // end of the iteration that produced its last token (or the rejection time)
 	Preemptions int    // times it was preempted and recomputed
+	Cached      int    // prompt tokens found in the prefix cache at its first admission (not prefilled)
 	Rejected    bool   // true when the engine refused it
 	Reason      string // why it was rejected ("" when served)
 }

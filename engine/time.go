@@ -96,7 +96,20 @@ func roundestPS(s float64) Time {
 	}
 	c := fl + int64(math.Round(fr+lo)) // s·10^12 to the picosecond
 	first, last := c-int64(below)-2, c+int64(above)+2
-	for k := len(pow10) - 1; k >= 0; k-- {
+	// The candidates are the multiples of 10^k in [first, last] for k from
+	// the largest down. Whether [first, last] holds a multiple of 10^k is
+	// monotone in k (a multiple of 10^k is one of 10^(k-1)), so the largest
+	// such k is found by bisection instead of trying all sixteen in turn.
+	lo10, hi10 := 0, len(pow10)-1 // a multiple of 10^lo10 is in range (of 1: always)
+	for lo10 < hi10 {
+		mid := (lo10 + hi10 + 1) / 2
+		if m := pow10[mid]; last/m*m >= first {
+			lo10 = mid
+		} else {
+			hi10 = mid - 1
+		}
+	}
+	for k := lo10; k >= 0; k-- {
 		m := pow10[k]
 		for q := (first + m - 1) / m * m; q <= last; q += m {
 			if in(q) {

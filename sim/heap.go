@@ -2,8 +2,6 @@ package sim
 
 import (
 	"math/bits"
-
-	"github.com/fleetsim/fleetsim/engine"
 )
 
 // idxHeap is an indexed 4-ary min-heap over the instances 0..n-1 of a pool,
@@ -97,53 +95,6 @@ func (h *idxHeap) down(k int) {
 	}
 	h.heap[k] = x
 	h.pos[x.i] = int32(k)
-}
-
-// fifo is a growable ring buffer of jobs: a pool's central queue. It
-// implements engine.Queue so that a pool's instances can share it.
-type fifo struct {
-	buf  []*engine.Job
-	head int
-	n    int
-}
-
-// Len returns the number of waiting requests.
-func (q *fifo) Len() int { return q.n }
-
-// Peek returns the head of the line, nil when empty.
-func (q *fifo) Peek() *engine.Job {
-	if q.n == 0 {
-		return nil
-	}
-	return q.buf[q.head]
-}
-
-// Pop removes and returns the head of the line (nil when empty).
-func (q *fifo) Pop() *engine.Job {
-	if q.n == 0 {
-		return nil
-	}
-	r := q.buf[q.head]
-	q.buf[q.head] = nil
-	q.head++
-	if q.head == len(q.buf) {
-		q.head = 0
-	}
-	q.n--
-	return r
-}
-
-// Push appends r at the tail.
-func (q *fifo) Push(r *engine.Job) {
-	if q.n == len(q.buf) {
-		nb := make([]*engine.Job, max(16, 2*len(q.buf)))
-		for i := range q.n {
-			nb[i] = q.buf[(q.head+i)%len(q.buf)]
-		}
-		q.buf, q.head = nb, 0
-	}
-	q.buf[(q.head+q.n)%len(q.buf)] = r
-	q.n++
 }
 
 // slotIndex finds the instance with the most free slots (ties: the lowest

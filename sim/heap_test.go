@@ -3,7 +3,6 @@ package sim
 import (
 	"testing"
 
-	"github.com/fleetsim/fleetsim/engine"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -69,31 +68,5 @@ func TestSlotIndex(t *testing.T) {
 				t.Fatalf("n=%d: candidates %v, want %v", n, got, want)
 			}
 		}
-	}
-}
-
-func TestFIFO(t *testing.T) {
-	var q fifo
-	reqs := make([]engine.Job, 100)
-	next := 0
-	for round := range 50 {
-		for range round % 7 {
-			q.Push(&reqs[(next+q.Len())%100])
-		}
-		for range round % 5 {
-			if q.Len() == 0 {
-				break
-			}
-			if q.Peek() != &reqs[next%100] || q.Pop() != &reqs[next%100] {
-				t.Fatalf("round %d: wrong head", round)
-			}
-			next++
-		}
-	}
-	for q.Len() > 0 {
-		q.Pop()
-	}
-	if q.Peek() != nil || q.Pop() != nil {
-		t.Error("empty queue returned a request")
 	}
 }

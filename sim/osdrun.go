@@ -97,18 +97,50 @@ type firstHeap []firstEv
 
 func firstLess(a, b *firstEv) bool { return a.t < b.t || (a.t == b.t && a.seq < b.seq) }
 
+// push and pop sift by hand (firstLess inlined): the heap sees one push and
+// one pop per request, and the generic siftUp/siftDown call less through a
+// function value.
 func (h *firstHeap) push(e firstEv) {
 	*h = append(*h, e)
-	siftUp(*h, len(*h)-1, firstLess)
+	s := *h
+	k := len(s) - 1
+	for k > 0 {
+		p := (k - 1) / 2
+		if !firstLess(&e, &s[p]) {
+			break
+		}
+		s[k] = s[p]
+		k = p
+	}
+	s[k] = e
 }
 
 func (h *firstHeap) pop() firstEv {
 	s := *h
 	top := s[0]
 	n := len(s) - 1
-	s[0] = s[n]
-	*h = s[:n]
-	siftDown(*h, 0, firstLess)
+	x := s[n]
+	s = s[:n]
+	*h = s
+	if n == 0 {
+		return top
+	}
+	k := 0
+	for {
+		c := 2*k + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && firstLess(&s[c+1], &s[c]) {
+			c++
+		}
+		if !firstLess(&s[c], &x) {
+			break
+		}
+		s[k] = s[c]
+		k = c
+	}
+	s[k] = x
 	return top
 }
 
@@ -150,7 +182,7 @@ func (f *fleet) osdFirstToken(j engine.Job, t engine.Time) {
 	fl := f.flights.of(&j)
 	o := f.osd
 	o.seq++
-	ttft := (t - engine.Seconds(fl.fleetArrival)).Seconds()
+	ttft := (t - fl.arrivalPS).Seconds()
 	o.first.push(firstEv{t: t.Seconds(), ttft: ttft, seq: o.seq, pool: int32(fl.pool.order)})
 }
 

@@ -34,6 +34,23 @@ func parseDispatch(s string) (int, error) {
 // instances only gain room at a change of batch composition (a completion),
 // which the pool processes in time order (advance), letting that instance
 // pull from the queue at the start of its next iteration.
+//
+// Per-instance state is kept in parallel slices indexed by instance
+// (0..Count-1): eng, the cached counts eRun/eQueued/eFree/eWait/ePend and
+// slotFreePos, and the indexes over instances (events, disp, free,
+// slotFree). A change that adds or removes instances during a run (an
+// instance lifecycle) must keep all of them the same length and in step:
+// grow or shrink every slice and index (idxHeap and slotIndex are built for
+// a fixed n today: they need an add/remove), give a new engine the shared
+// queue (SetShared(&p.cq), central dispatch) and the fleet's first-token
+// hook (newFleet: e.OnFirstToken), add its KV blocks to totalBlocks and
+// freeBlocks and refresh it (refresh) so that the pool sums (running,
+// queued, privWait, freeBlocks) include it; take a draining instance out of
+// the dispatch indexes (free, disp, slotFree, the rr cycle) and detach it
+// from the shared queue so that it only finishes what it holds, and subtract
+// its cached counts from the sums when it leaves. The metrics' capacity
+// (summary: slots × cfg.Count) and the router's pool sizes are computed
+// from cfg.Count and need the same care.
 type pool struct {
 	cfg    PoolConfig
 	ecfg   engine.Config
@@ -44,11 +61,15 @@ type pool struct {
 	events idxHeap     // key: NextEvent(), an engine.Time
 	disp   idxHeap     // jsq: queued+running
 	free   slotIndex   // central: free slots
-	cq     fifo        // central queue (central dispatch only)
+	cq     waitQueue   // central queue (central dispatch only), compact
 	fls    *flights    // the fleet's flight table (results lead back to flights)
 	w      engine.Time // the iteration's fixed cost W, rounded as the engine does
 	rr     int
 	sc     *poolScale // autoscaling: instance slots and states (scaling.go); nil for a fixed pool
+	// stop, when set, is polled once per engine event in advance (it
+	// counts calls and polls the run's Options.Stop now and then); advance
+	// ends with ErrStopped once it returns true.
+	stop func() bool
 
 	// Cached per-instance state from the last Stats() call, and the pool
 	// sums derived from it (the router's Load).
@@ -96,6 +117,7 @@ func newPool(pc PoolConfig, order int, timing string, fls *flights) (*pool, erro
 		slotFreePos: make([]int32, pc.Count),
 		m:           newAcc(),
 	}
+	p.cq = waitQueue{fls: fls, pool: p}
 	for i := range p.slotFreePos {
 		p.slotFreePos[i] = -1
 	}
@@ -130,18 +152,18 @@ func (p *pool) refreshCounts(i int) {
 	if p.released(i) { // scaling.go: an empty slot
 		return
 	}
-	st := p.eng[i].Stats()
-	p.running += st.Running - int(p.eRun[i])
-	p.queued += st.Queued - int(p.eQueued[i])
-	p.freeBlocks += st.FreeBlocks - int(p.eFree[i])
-	p.eRun[i], p.eQueued[i], p.eFree[i] = int32(st.Running), int32(st.Queued), int32(st.FreeBlocks)
-	w := max(0, st.Queued-(p.ecfg.MaxSeqs-st.Running))
+	running, queued, free := p.eng[i].Counts()
+	p.running += running - int(p.eRun[i])
+	p.queued += queued - int(p.eQueued[i])
+	p.freeBlocks += free - int(p.eFree[i])
+	p.eRun[i], p.eQueued[i], p.eFree[i] = int32(running), int32(queued), int32(free)
+	w := max(0, queued-(p.ecfg.MaxSeqs-running))
 	p.privWait += w - int(p.eWait[i])
 	p.eWait[i] = int32(w)
-	if st.Queued == 0 {
+	if queued == 0 {
 		p.ePend[i] = 0
 	}
-	if in := st.Running < p.ecfg.MaxSeqs && st.Queued == 0 && p.admits(i); in != (p.slotFreePos[i] >= 0) {
+	if in := running < p.ecfg.MaxSeqs && queued == 0 && p.admits(i); in != (p.slotFreePos[i] >= 0) {
 		if in {
 			p.slotFreePos[i] = int32(len(p.slotFree))
 			p.slotFree = append(p.slotFree, int32(i))
@@ -162,7 +184,7 @@ func (p *pool) refreshCounts(i int) {
 	case p.mode == dispatchCentral:
 		p.free.set(i, p.freeSlots(i))
 	case p.mode == dispatchJSQ:
-		p.disp.update(i, int64(st.Queued+st.Running))
+		p.disp.update(i, int64(queued+running))
 	}
 }
 
@@ -212,6 +234,9 @@ func (p *pool) blocksFor(tokens int) int {
 func (p *pool) advance(t engine.Time, out []engine.Result) ([]engine.Result, error) {
 	w := p.w
 	for {
+		if p.stop != nil && p.stop() {
+			return out, ErrStopped
+		}
 		i, k := p.events.top()
 		te := engine.Time(k)
 		if te == engine.Never {
@@ -247,13 +272,13 @@ func (p *pool) advance(t engine.Time, out []engine.Result) ([]engine.Result, err
 				p.refresh(int(j))
 			}
 		}
-		head := p.cq.Peek()
+		pops := p.cq.pops
 		out = p.adv(i, te, out)
 		p.refresh(i)
 		if ne := engine.Time(p.events.key(i)); ne <= te {
 			return out, fmt.Errorf("pool %q instance %d: engine did not progress past t=%v s (next event %v s)", p.cfg.Name, i, te.Seconds(), ne.Seconds())
 		}
-		if p.cq.Peek() != head {
+		if p.cq.pops != pops { // the head changed
 			p.rekeySlotFree()
 		}
 	}
@@ -291,8 +316,8 @@ const (
 // dispatch places job j (already checked against the pool's max context)
 // at time t; the pool must have been advanced to t. It returns the outcome,
 // the instance (-1 when none) and, for an engine rejection, its Result. A
-// queued job stays in the pool's central queue by reference: j must stay
-// valid until an instance takes it.
+// queued job's flight is packed into the pool's central queue and released
+// (waitQueue.Push): the caller must not use it after dispQueued.
 func (p *pool) dispatch(j *engine.Job, t engine.Time, out []engine.Result) (int, int, engine.Result, []engine.Result) {
 	if !p.eng[0].Fits(*j) { // identical instances: refused by all
 		res, _ := p.eng[0].Submit(*j, t)
@@ -322,7 +347,7 @@ func (p *pool) dispatch(j *engine.Job, t engine.Time, out []engine.Result) (int,
 		if p.cfg.QueueLimit > 0 && p.waiting()+1 > p.cfg.QueueLimit {
 			return dispQueueFull, -1, engine.Result{}, out
 		}
-		p.cq.Push(j)
+		p.cq.Push(p.fls.of(j))
 		if p.cq.Len() == 1 {
 			p.rekeySlotFree()
 		}

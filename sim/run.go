@@ -19,8 +19,11 @@ type Options struct {
 	// Progress, when set, is called now and then with the number of
 	// requests that have arrived so far.
 	Progress func(arrived int64)
-	// Stop, when set, is polled at every arrival and sampling tick; once it
-	// returns true the run ends with ErrStopped (an interrupted run).
+	// Stop, when set, is polled at every arrival and sampling tick, and
+	// every stopPollEvery engine events or records in between (the drain of
+	// an overloaded pool included); once it returns true the run ends with
+	// ErrStopped (an interrupted run). It must be cheap (an atomic load) and
+	// safe to call from the goroutine running Run.
 	Stop func() bool
 	// Series, when its Sink is set, records the run's time series
 	// (timeseries.go); it does not change the run.
@@ -35,6 +38,11 @@ var ErrStopped = errors.New("sim: run stopped")
 
 // progressEvery is the number of arrivals between Progress calls.
 const progressEvery = 1 << 16
+
+// stopPollEvery is the number of engine events (pool advances) or emitted
+// records between two polls of Options.Stop outside arrivals and ticks: at
+// a few million events per second it answers within a few milliseconds.
+const stopPollEvery = 1 << 12
 
 // Run simulates cfg's fleet on the requests of src, writing one Record per
 // request to sink (which may be nil) in completion order, and returns the
@@ -70,16 +78,40 @@ type flight struct {
 	warmup       bool
 	compressed   bool
 	fleetArrival float64
+	arrivalPS    engine.Time // engine.Seconds(fleetArrival), converted once
 }
 
 // flights is the fleet's table of flights, indexed by their tag: the
 // engine.Job of a flight carries its tag, so a result leads back to its
 // flight. Flights are recycled (keeping their tag) once their record is
-// written; by then no engine or queue holds their job.
-type flights []*flight
+// written, or once they are packed into a pool's central queue (waitQueue);
+// by then no engine holds their job.
+type flights struct {
+	all  []*flight // by tag
+	free []*flight
+}
 
 // of returns the flight of an engine job.
-func (t flights) of(j *engine.Job) *flight { return t[j.Tag] }
+func (t *flights) of(j *engine.Job) *flight { return t.all[j.Tag] }
+
+// alloc returns a zeroed flight (its tag kept).
+func (t *flights) alloc() *flight {
+	if n := len(t.free); n > 0 {
+		fl := t.free[n-1]
+		t.free = t.free[:n-1]
+		*fl = flight{tag: fl.tag}
+		return fl
+	}
+	fl := &flight{tag: len(t.all)}
+	t.all = append(t.all, fl)
+	return fl
+}
+
+// release recycles fl.
+func (t *flights) release(fl *flight) { t.free = append(t.free, fl) }
+
+// live is the number of flights in use.
+func (t *flights) live() int { return len(t.all) - len(t.free) }
 
 // fleet is the state of one run.
 type fleet struct {
@@ -97,7 +129,6 @@ type fleet struct {
 	done     []engine.Result // scratch: results from the last advance
 	pend     resHeap         // finished, not yet emitted (Finished > now)
 	flights  flights         // every flight allocated, by tag
-	free     []*flight
 	rec      Record
 	err      error
 	tick     float64 // sampling interval, s
@@ -110,6 +141,7 @@ type fleet struct {
 	lastArr float64
 	srcDone bool
 	due     dueHeap // times of the pending delayed deliveries (compression, retries)
+	pollIn  int     // events left before the next poll of Options.Stop (pollStop)
 	// calendarOnly sends every arrival through the calendar (tests check
 	// that the shortcut in onArrival changes nothing).
 	calendarOnly bool
@@ -144,6 +176,9 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 		p, err := newPool(pc, i, pc.TimingOf(cfg.Timing), &f.flights)
 		if err != nil {
 			return nil, err
+		}
+		if opts.Stop != nil {
+			p.stop = f.pollStop
 		}
 		f.pools = append(f.pools, p)
 	}
@@ -193,19 +228,9 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 	return f, nil
 }
 
-func (f *fleet) alloc() *flight {
-	if n := len(f.free); n > 0 {
-		fl := f.free[n-1]
-		f.free = f.free[:n-1]
-		*fl = flight{tag: fl.tag}
-		return fl
-	}
-	fl := &flight{tag: len(f.flights)}
-	f.flights = append(f.flights, fl)
-	return fl
-}
+func (f *fleet) alloc() *flight { return f.flights.alloc() }
 
-func (f *fleet) release(fl *flight) { f.free = append(f.free, fl) }
+func (f *fleet) release(fl *flight) { f.flights.release(fl) }
 
 func (f *fleet) fail(err error) {
 	if f.err == nil {
@@ -246,11 +271,10 @@ func (f *fleet) run() error {
 		f.endHalted()
 		return nil
 	}
-	// Drain: every instance runs to completion.
+	// Drain: every instance runs to completion (stepped by the time
+	// series' intervals first when one is recorded).
 	if f.seriesDrain(); !f.halted() {
-		f.now = math.Inf(1)
-		f.advancePools(engine.Never)
-		f.emitDrain()
+		f.drain()
 	}
 	if f.err != nil {
 		return f.err
@@ -259,7 +283,11 @@ func (f *fleet) run() error {
 		f.endHalted()
 		return nil
 	}
-	if n := len(f.flights) - len(f.free); n > 0 {
+	n := f.flights.live()
+	for _, p := range f.pools {
+		n += p.cq.packed()
+	}
+	if n > 0 {
 		// Engines do not run iterations that could end past their time
 		// range (engine.Time, docs/model.md "Time"); such work is left.
 		return fmt.Errorf("%d requests unfinished: their work runs past the simulator's time range (2^63 ps, about 106 days); shorten the workload or add capacity", n)
@@ -299,6 +327,7 @@ func (f *fleet) pull(fl *flight, prev float64) bool {
 	}
 	fl.job = engine.Job{In: r.InputTokens, Out: r.OutputTokens, Tag: fl.tag}
 	fl.fleetArrival = r.Arrival
+	fl.arrivalPS = engine.Seconds(r.Arrival)
 	fl.instance = -1
 	return true
 }
@@ -376,22 +405,62 @@ func (f *fleet) flushDone() {
 	f.done = f.done[:0]
 }
 
-// emitDrain emits every pending result in order, stopping after the one
-// whose events raised an enforce-mode alert: the run ends at that record's
-// finish time (the fleet's time then), and the rest stay in flight.
-func (f *fleet) emitDrain() {
-	for len(f.pend) > 0 && f.err == nil {
+// drainStep is the simulated time the drain advances the pools by between
+// two emissions (beyond the earliest pending event).
+const drainStep = engine.Second
+
+// drain runs every instance to completion after the last arrival and
+// delayed delivery, emitting the results in (finish time, ID) order. It
+// advances the pools a step of simulated time at a time and emits what has
+// finished by then, so that the results and first tokens of an overloaded
+// pool's backlog do not pile up in memory; the records are the same as
+// advancing everything at once (pools are advanced lazily: advancing to t1
+// then t2 is advancing to t2), and so are the detectors' events (first
+// tokens are fed at the next record's end, as before). It stops after the
+// record whose events raised an enforce-mode alert: the run ends at that
+// record's finish time (the fleet's time then), and the rest stay in flight.
+func (f *fleet) drain() {
+	for f.err == nil {
+		next := engine.Never
+		for _, p := range f.pools {
+			if _, k := p.events.top(); engine.Time(k) < next {
+				next = engine.Time(k)
+			}
+		}
+		if next >= engine.Never-drainStep {
+			break
+		}
+		t := next + drainStep
+		f.advancePools(t)
+		if f.emitDrain(t) {
+			return
+		}
+	}
+	if f.err != nil {
+		return
+	}
+	f.now = math.Inf(1)
+	f.advancePools(engine.Never) // work that cannot run stays (see run)
+	f.emitDrain(engine.Never)
+}
+
+// emitDrain emits the pending results finished by t in order, stopping
+// after the one whose events raised an enforce-mode alert (it then sets the
+// fleet's time to that record's finish time and returns true).
+func (f *fleet) emitDrain(t engine.Time) bool {
+	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil && !f.pollStop() {
 		r := f.pend.pop()
 		f.finish(&r)
 		if f.halted() {
 			f.now = r.Finished.Seconds()
-			return
+			return true
 		}
 	}
+	return false
 }
 
 func (f *fleet) emitUpTo(t engine.Time) {
-	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil {
+	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil && !f.pollStop() {
 		r := f.pend.pop()
 		f.finish(&r)
 	}
@@ -488,6 +557,24 @@ func (f *fleet) stopped() bool {
 		f.fail(ErrStopped)
 	}
 	return f.err != nil || f.halted()
+}
+
+// pollStop is the inner loops' (pool advances, record emission) check for
+// an interrupted run: it polls Options.Stop once every stopPollEvery calls
+// and reports whether the run has failed (an enforce-mode halt is not its
+// business: those loops end where they always did).
+func (f *fleet) pollStop() bool {
+	if f.opts.Stop == nil {
+		return false
+	}
+	if f.pollIn--; f.pollIn > 0 {
+		return f.err != nil
+	}
+	f.pollIn = stopPollEvery
+	if f.opts.Stop() {
+		f.fail(ErrStopped)
+	}
+	return f.err != nil
 }
 
 // idle reports whether nothing is in flight: no request running, waiting,
@@ -614,7 +701,11 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 		f.reject(fl, t, RejectMisrouted, fmt.Sprintf("%d tokens > max_ctx %d of pool %s", need, p.cfg.MaxContext, p.cfg.Name), false)
 		return
 	}
-	out, inst, res, done := p.dispatch(&fl.job, engine.Seconds(t), f.done[:0])
+	tp := fl.arrivalPS
+	if t != fl.fleetArrival {
+		tp = engine.Seconds(t)
+	}
+	out, inst, res, done := p.dispatch(&fl.job, tp, f.done[:0])
 	f.done = done
 	f.flushDone()
 	switch out {
@@ -652,7 +743,7 @@ func (f *fleet) reject(fl *flight, t float64, reason, detail string, count bool)
 		Pool:                fl.pool.cfg.Name,
 		Instance:            int32(fl.instance),
 		Category:            fl.req.Category.String(),
-		ArrivalS:            engine.Seconds(fl.fleetArrival).Seconds(),
+		ArrivalS:            fl.arrivalPS.Seconds(),
 		AdmitS:              nan,
 		FirstTokenS:         nan,
 		FinishS:             nan,
@@ -699,14 +790,13 @@ func (f *fleet) finish(res *engine.Result) {
 		return
 	}
 	p := fl.pool
-	a := fl.fleetArrival
 	adm, ft, fin := res.Admitted.Seconds(), res.FirstToken.Seconds(), res.Finished.Seconds()
 	if f.osd != nil {
 		f.osdEnd(p, fin, true)
 	}
 	// Durations are differences of engine times (whole picoseconds, the
 	// arrival rounded to one as the engines saw it): exact, never negative.
-	ap := engine.Seconds(a)
+	ap := fl.arrivalPS
 	since := func(t engine.Time) float64 { return (t - ap).Seconds() }
 	tpot := 0.0
 	if fl.req.OutputTokens > 1 {

@@ -474,7 +474,7 @@ func (p *pool) submitScaled(j *engine.Job, need int, t engine.Time, out []engine
 		if p.cfg.QueueLimit > 0 && p.waiting()+1 > p.cfg.QueueLimit {
 			return dispQueueFull, -1, engine.Result{}, out
 		}
-		p.cq.Push(j)
+		p.cq.Push(p.fls.of(j)) // the flight is packed and released (waitQueue.Push)
 		return dispQueued, -1, engine.Result{}, out
 	}
 	return p.submitPrivate(i, j, need, t, out)

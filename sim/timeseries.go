@@ -264,13 +264,8 @@ func (f *fleet) seriesDrain() {
 		}
 		f.now = b
 		f.advancePools(tp)
-		for len(f.pend) > 0 && f.pend[0].res.Finished <= tp && f.err == nil {
-			r := f.pend.pop()
-			f.finish(&r)
-			if f.halted() {
-				f.now = r.Finished.Seconds()
-				return
-			}
+		if f.emitDrain(tp) {
+			return
 		}
 		f.seriesSample(b)
 	}

@@ -155,6 +155,9 @@ func FuzzMooncakeTrace(f *testing.F) {
 		"\n\n" + `{"timestamp": 0}`,
 		`{"timestamp": 0, "input_length": 1e3, "output_length": 1}`,
 		`[1]`, `null`, `{"timestamp": null, "input_length": 1, "output_length": 1}`,
+		`{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [1.5]}`,
+		`{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": "0,1"}`,
+		`{"timestamp": 0, "input_length": 5, "output_length": 1, "hash_ids": [-1, 18446744073709551615]}`,
 		"",
 	} {
 		f.Add([]byte(s))

@@ -95,8 +95,9 @@ type cdfSource struct {
 	rLen     *rand.Rand
 	rSplit   *rand.Rand
 	mix      *categoryMix
-	next     int64 // ID of the next request
-	limit    int64 // number of requests
+	pre      *prefixGen // shared prefixes, nil when none
+	next     int64      // ID of the next request
+	limit    int64      // number of requests
 }
 
 // newCDFSource builds the source of a validated spec with defaults applied.
@@ -114,6 +115,7 @@ func newCDFSource(s Spec, c *CDF, seed uint64) (*cdfSource, error) {
 		rLen:   NewRand(seed, StreamLengths),
 		rSplit: NewRand(seed, StreamSplit),
 		mix:    mix,
+		pre:    newPrefixGen(s, seed),
 		limit:  int64(s.Requests),
 	}
 	rArr := NewRand(seed, StreamArrivals)
@@ -158,6 +160,9 @@ func (s *cdfSource) Next(r *Request) bool {
 		Bytes:           b,
 		Category:        cat,
 	}
+	if s.pre != nil {
+		s.pre.apply(r)
+	}
 	s.next++
 	return true
 }
@@ -171,6 +176,7 @@ func (s *cdfSource) Len() int64 { return s.limit }
 type traceSource struct {
 	path, format string
 	rows         []traceRec
+	prefixes     []Prefix // per row (Mooncake hash_ids), nil when no row has hashes
 	t0, scale    float64
 	arrivals     Arrivals // with a rate profile: the arrival times (else the rows')
 	mix          *categoryMix
@@ -271,6 +277,12 @@ func newTraceSource(s Spec, seed uint64) (*traceSource, error) {
 	first, last, err := readTrace(s.Trace, format, "trace", s.Requests, func(row TraceRow) error {
 		src.rows = append(src.rows, traceRec{time: row.Time, in: int32(row.Input), out: int32(row.Output),
 			maxOut: int32(row.MaxOutput), bytes: int32(row.Bytes), cat: row.Category, hasCat: row.HasCategory})
+		if row.HashIDs != nil && src.prefixes == nil {
+			src.prefixes = make([]Prefix, len(src.rows)-1)
+		}
+		if src.prefixes != nil {
+			src.prefixes = append(src.prefixes, Prefix{Hashes: row.HashIDs, Tokens: MooncakeHashTokens})
+		}
 		return nil
 	})
 	if err != nil {
@@ -287,6 +299,7 @@ func newTraceSource(s Spec, seed uint64) (*traceSource, error) {
 			return nil, err
 		}
 		src.rows = slices.Clip(src.rows)
+		src.prefixes = slices.Clip(src.prefixes)
 		return src, nil
 	}
 	scale := 1.0
@@ -302,6 +315,7 @@ func newTraceSource(s Spec, seed uint64) (*traceSource, error) {
 	}
 	src.t0, src.scale = first, scale
 	src.rows = slices.Clip(src.rows)
+	src.prefixes = slices.Clip(src.prefixes)
 	return src, nil
 }
 
@@ -337,6 +351,9 @@ func (s *traceSource) Next(r *Request) bool {
 		MaxOutputTokens: maxOut,
 		Bytes:           b,
 		Category:        cat,
+	}
+	if s.prefixes != nil && len(s.prefixes[s.next].Hashes) > 0 {
+		r.Prefix = &s.prefixes[s.next]
 	}
 	s.next++
 	return true

@@ -52,6 +52,21 @@ type Request struct {
 	MaxOutputTokens int      // declared output cap, tokens (>= OutputTokens)
 	Bytes           int      // prompt length in bytes
 	Category        Category // content category
+	// Prefix names the prompt's content for prefix caching (nil: none; see
+	// Prefix). Requests may share one Prefix; nobody changes it.
+	Prefix *Prefix
+}
+
+// Prefix describes a prompt's content as a hash chain: Hashes[k] names the
+// prompt's tokens [k·Tokens, (k+1)·Tokens) given all tokens before them, so
+// two prompts share their first k+1 units exactly when Hashes[0..k] are
+// equal. A Mooncake trace gives its hash_ids with Tokens = 512; synthetic
+// prefixes use Tokens = 16 (one hash per KV block). Its fields match
+// engine.Prefix exactly, so a *Prefix converts to *engine.Prefix without a
+// copy.
+type Prefix struct {
+	Hashes []uint64 // content hashes, one per Tokens tokens
+	Tokens int      // tokens each hash covers
 }
 
 // TotalTokens returns L_in + L_out.

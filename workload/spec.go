@@ -58,4 +58,23 @@ type Spec struct {
 	// Categories is the content mix, category name -> share (shares sum to 1).
 	// Empty means all prose. Names: prose, code, cjk, rag, mixed.
 	Categories map[string]float64 `json:"categories,omitempty" yaml:"categories,omitempty"`
+
+	// Shared prefixes of a CDF workload (see prefixgen.go and
+	// docs/model.md, "Requests with prefixes"); all zero = none, and requests
+	// carry no Prefix.
+	//
+	// SystemPromptTokens puts a system prompt of this many tokens, one per
+	// category, in front of every session's first prompt (the drawn L_in
+	// follows it), tokens.
+	SystemPromptTokens int `json:"system_prompt_tokens,omitempty" yaml:"system_prompt_tokens,omitempty"`
+	// SessionTurns is the mean number of turns of a multi-turn session
+	// (>= 1; 0 = every request is its own session): turn k's prompt is turn
+	// k-1's prompt, its output and a new drawn L_in.
+	SessionTurns float64 `json:"session_turns,omitempty" yaml:"session_turns,omitempty"`
+	// SessionMaxTokens ends a session whose next turn would exceed it
+	// (L_in + L_out), tokens; 0 = default 8192.
+	SessionMaxTokens int `json:"session_max_tokens,omitempty" yaml:"session_max_tokens,omitempty"`
+	// SessionsActive is how many sessions are open at once (a new session
+	// replaces the oldest); 0 = default 16.
+	SessionsActive int `json:"sessions_active,omitempty" yaml:"sessions_active,omitempty"`
 }

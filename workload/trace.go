@@ -31,7 +31,14 @@ type TraceRow struct {
 	Thinking   int     // thinking tokens
 	LatencyS   float64 // observed end-to-end latency, s, valid when HasLatency
 	HasLatency bool
+	// Mooncake traces only: the prompt's prefix-block hashes (hash_ids),
+	// one per MooncakeHashTokens tokens; nil when absent.
+	HashIDs []uint64
 }
+
+// MooncakeHashTokens is the number of prompt tokens each of a Mooncake
+// trace's hash_ids covers (the Mooncake paper's 512-token blocks).
+const MooncakeHashTokens = 512
 
 // TraceReader reads the rows of a trace one by one. Next returns io.EOF after
 // the last row; any other error names the file, the line, the field and the
@@ -218,9 +225,10 @@ const maxJSONLLine = 16 << 20
 
 // NewMooncakeReader returns a reader of a Mooncake JSONL trace: one JSON
 // object per line with "timestamp" (milliseconds), "input_length" and
-// "output_length" (tokens); other keys (hash_ids) are ignored, blank lines
-// are skipped. Time is returned in seconds. name is the file name used in
-// errors.
+// "output_length" (tokens), and optionally "hash_ids", an array of
+// non-negative integers (TraceRow.HashIDs; anything else is an error);
+// other keys are ignored, blank lines are skipped. Time is returned in
+// seconds. name is the file name used in errors.
 func NewMooncakeReader(name string, r io.Reader) TraceReader {
 	s := bufio.NewScanner(r)
 	s.Buffer(make([]byte, 0, 64<<10), maxJSONLLine)
@@ -228,9 +236,33 @@ func NewMooncakeReader(name string, r io.Reader) TraceReader {
 }
 
 type mooncakeRow struct {
-	Timestamp    *json.Number `json:"timestamp"`
-	InputLength  *json.Number `json:"input_length"`
-	OutputLength *json.Number `json:"output_length"`
+	Timestamp    *json.Number    `json:"timestamp"`
+	InputLength  *json.Number    `json:"input_length"`
+	OutputLength *json.Number    `json:"output_length"`
+	HashIDs      json.RawMessage `json:"hash_ids"`
+}
+
+// parseHashIDs reads a hash_ids value: a JSON array of integers in
+// [0, 2^64); null or absent gives nil.
+func parseHashIDs(raw json.RawMessage) ([]uint64, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, true
+	}
+	var nums []json.Number
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&nums); err != nil || nums == nil {
+		return nil, false
+	}
+	ids := make([]uint64, len(nums))
+	for i, n := range nums {
+		v, err := strconv.ParseUint(n.String(), 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		ids[i] = v
+	}
+	return ids, true
 }
 
 func (m *mooncakeReader) Next() (TraceRow, error) {
@@ -265,6 +297,11 @@ func (m *mooncakeReader) Next() (TraceRow, error) {
 				return TraceRow{}, traceErr(m.file, m.line, f.name, f.v.String(), "%v", err)
 			}
 		}
+		ids, ok := parseHashIDs(v.HashIDs)
+		if !ok {
+			return TraceRow{}, traceErr(m.file, m.line, "hash_ids", string(v.HashIDs), "must be an array of non-negative integers (prefix-block hashes)")
+		}
+		row.HashIDs = ids
 		return row, nil
 	}
 	if err := m.s.Err(); err != nil {

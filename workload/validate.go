@@ -148,6 +148,9 @@ func (s Spec) Validate() error {
 	if err := s.checkApplies(); err != nil {
 		return err
 	}
+	if err := s.checkPrefixKeys(); err != nil {
+		return err
+	}
 	if trace {
 		if _, err := traceFormat(s.Trace, s.TraceFormat); err != nil {
 			return err
@@ -208,6 +211,14 @@ func (s Spec) WithDefaults() Spec {
 	if s.Trace != "" && s.TraceFormat == "" {
 		if f, err := traceFormat(s.Trace, ""); err == nil {
 			s.TraceFormat = f
+		}
+	}
+	if s.SessionTurns >= 1 {
+		if s.SessionMaxTokens == 0 {
+			s.SessionMaxTokens = DefaultSessionMaxTokens
+		}
+		if s.SessionsActive == 0 {
+			s.SessionsActive = DefaultSessionsActive
 		}
 	}
 	if len(s.Categories) == 0 {
@@ -293,6 +304,46 @@ func (s Spec) checkApplies() error {
 				return fieldErr(f.name, f.v, "applies only to split normal (split is fixed)")
 			}
 		}
+	}
+	return nil
+}
+
+// checkPrefixKeys checks the shared-prefix keys: system_prompt_tokens in
+// [0, MaxCDFTokens]; session_turns 0 or in [1, MaxSessionTurns];
+// session_max_tokens 0 or in [1, MaxCDFTokens] and sessions_active 0 or in
+// [1, MaxSessionsActive], both only with session_turns; all only with a CDF.
+func (s Spec) checkPrefixKeys() error {
+	if s.Trace != "" {
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"system_prompt_tokens", float64(s.SystemPromptTokens)}, {"session_turns", s.SessionTurns},
+			{"session_max_tokens", float64(s.SessionMaxTokens)}, {"sessions_active", float64(s.SessionsActive)}} {
+			if f.v != 0 {
+				return fieldErr(f.name, f.v, "applies only to a CDF workload (a Mooncake trace carries its own hash_ids)")
+			}
+		}
+		return nil
+	}
+	if s.SystemPromptTokens < 0 || s.SystemPromptTokens > MaxCDFTokens {
+		return fieldErr("system_prompt_tokens", s.SystemPromptTokens, "must be in [0, %d] tokens (0 = no system prompt)", MaxCDFTokens)
+	}
+	if !isFinite(s.SessionTurns) || (s.SessionTurns != 0 && s.SessionTurns < 1) || s.SessionTurns > MaxSessionTurns {
+		return fieldErr("session_turns", s.SessionTurns, "must be 0 (no sessions) or in [1, %g] (mean turns per session)", float64(MaxSessionTurns))
+	}
+	if s.SessionTurns == 0 {
+		if s.SessionMaxTokens != 0 {
+			return fieldErr("session_max_tokens", s.SessionMaxTokens, "applies only with session_turns >= 1")
+		}
+		if s.SessionsActive != 0 {
+			return fieldErr("sessions_active", s.SessionsActive, "applies only with session_turns >= 1")
+		}
+	}
+	if s.SessionMaxTokens < 0 || s.SessionMaxTokens > MaxCDFTokens {
+		return fieldErr("session_max_tokens", s.SessionMaxTokens, "must be in [1, %d] tokens (0 = default %d)", MaxCDFTokens, DefaultSessionMaxTokens)
+	}
+	if s.SessionsActive < 0 || s.SessionsActive > MaxSessionsActive {
+		return fieldErr("sessions_active", s.SessionsActive, "must be in [1, %d] (0 = default %d)", MaxSessionsActive, DefaultSessionsActive)
 	}
 	return nil
 }

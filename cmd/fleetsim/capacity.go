@@ -182,6 +182,13 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	// With --simulate, a stop signal ends the run: one line, exit 1, nothing
+	// written (like simulate).
+	var intr *interrupter
+	if f.simulate {
+		intr = catchSignals()
+		defer intr.release()
+	}
 	// Targets first: they are cheap to check.
 	pcts, err := parseList("percentile", f.percentiles, parseFloat)
 	if err != nil {
@@ -298,7 +305,11 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 				target.Metric = capacity.MetricE2E
 			}
 		}
-		if rep.Simulation, err = simulateCapacity(reqs, prof, f, instances, planUnits, target); err != nil {
+		rep.Simulation, err = simulateCapacity(reqs, prof, f, instances, planUnits, target, intr.stopped)
+		if ierr := intr.err("nothing written"); ierr != nil {
+			return ierr
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -438,8 +449,8 @@ func (f *capacityFlags) loadRequests() ([]capacity.Request, string, error) {
 
 // simulateCapacity calibrates the GPU and compares the fluid model with the
 // simulator around planUnits.
-func simulateCapacity(reqs []capacity.Request, prof capacity.Profile, f *capacityFlags, instances []int, planUnits float64, target *capacitycheck.Target) (*simulationReport, error) {
-	o := capacitycheck.Options{GPU: f.gpu, Timing: f.timing, MaxCtx: f.maxCtx, Seed: f.seed}
+func simulateCapacity(reqs []capacity.Request, prof capacity.Profile, f *capacityFlags, instances []int, planUnits float64, target *capacitycheck.Target, stop func() bool) (*simulationReport, error) {
+	o := capacitycheck.Options{GPU: f.gpu, Timing: f.timing, MaxCtx: f.maxCtx, Seed: f.seed, Stop: stop}
 	cal, err := capacitycheck.Calibrate(reqs, prof, o)
 	if err != nil {
 		var fe *workload.FieldError

@@ -120,6 +120,13 @@ func runOptimize(args []string, stdout, stderr io.Writer) error {
 	if err := checkOut(f.out); err != nil {
 		return err
 	}
+	// With --simulate, a stop signal ends the run: one line, exit 1, nothing
+	// written (like simulate).
+	var intr *interrupter
+	if f.simulate {
+		intr = catchSignals()
+		defer intr.release()
+	}
 	cfg, err := loadVariants(f.config)
 	if err != nil {
 		return err
@@ -138,7 +145,11 @@ func runOptimize(args []string, stdout, stderr io.Writer) error {
 	}
 	rep := optimizeReport{Result: res}
 	if f.simulate {
-		if rep.Simulation, err = simulateAllocations(cfg, res, f); err != nil {
+		rep.Simulation, err = simulateAllocations(cfg, res, f, intr.stopped)
+		if ierr := intr.err("nothing written"); ierr != nil {
+			return ierr
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -192,7 +203,7 @@ func readProfileFile(path string) ([]variants.Profile, error) {
 
 // simulateAllocations runs every allocation with replicas and traffic in the
 // DES and compares it with the SLOs.
-func simulateAllocations(cfg *variants.Config, res *variants.Result, f optimizeFlags) ([]simRow, error) {
+func simulateAllocations(cfg *variants.Config, res *variants.Result, f optimizeFlags, stop func() bool) ([]simRow, error) {
 	var rows []simRow
 	for i, a := range res.Allocations {
 		if a.Replicas == 0 || a.RateRPS == 0 {
@@ -204,6 +215,7 @@ func simulateAllocations(cfg *variants.Config, res *variants.Result, f optimizeF
 		out, err := variantsim.Run(variantsim.Check{
 			Profile: *v.Profile, Batch: c.Batch, Replicas: a.Replicas, RateRPS: a.RateRPS,
 			In: max(w.InTokens, 1), Out: w.OutTokens, SLO: w.SLO, Requests: f.requests, Seed: f.seed, Dispatch: f.dispatch,
+			Stop: stop,
 		})
 		if err != nil {
 			// The simulation is set up from the file's values alone (e.g. a

@@ -100,7 +100,15 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 		GPU: *gpu, GPULong: *gpuLong, Timing: *timing, RhoMax: *rhoMax, SLOTTFTS: slo, SLOTPOTS: tpot, UtilCap: *utilCap,
 		Seeds: *seeds, Requests: *requests,
 		Progress: func(msg string) { fmt.Fprintln(stderr, "size: "+msg) }}
+	// A stop signal ends the simulations: one line, exit 1, nothing
+	// printed (like simulate).
+	intr := catchSignals()
+	defer intr.release()
+	cfg.Stop = intr.stopped
 	res, err := sweep.Size(cfg)
+	if ierr := intr.err("sizing stopped, nothing printed"); ierr != nil {
+		return ierr
+	}
 	if err != nil {
 		return badInput("%s", sizeFlagNames(oneLine(err)))
 	}

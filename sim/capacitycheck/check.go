@@ -34,6 +34,10 @@ type Options struct {
 	// power of two holding the largest request (I + O + H).
 	MaxCtx int
 	Seed   uint64
+	// Stop, when set, interrupts the simulations (sim.Options.Stop) of
+	// Calibrate and of the Compare given its Calibration: they then return
+	// sim.ErrStopped.
+	Stop func() bool
 }
 
 // Limits of a check, so a typo ends in a clear error.
@@ -45,10 +49,11 @@ const (
 
 // Calibration maps capacity units onto instances of one GPU profile.
 type Calibration struct {
-	GPU    string `json:"gpu"`
-	Timing string `json:"timing"`
-	MaxCtx int    `json:"max_ctx"`
-	Slots  int    `json:"slots"` // sequences per instance at MaxCtx
+	GPU    string      `json:"gpu"`
+	Timing string      `json:"timing"`
+	MaxCtx int         `json:"max_ctx"`
+	Slots  int         `json:"slots"` // sequences per instance at MaxCtx
+	stop   func() bool // Options.Stop
 	// InstanceTokS is μ: adjusted tokens per second one instance completes
 	// with every request of the saturation run queued at t = 0 (ΣB over the
 	// makespan).
@@ -123,7 +128,7 @@ func run(jobs []workload.Request, n int, cal Calibration, seed uint64) (*e2eSink
 		Router:   sim.RouterConfig{Config: router.Config{Kind: sim.RouterLength}},
 	}
 	sink := &e2eSink{e2e: make([]float64, len(jobs)), wait: make([]float64, len(jobs))}
-	sum, err := sim.Run(cfg, workload.NewSliceSource(jobs), sink, sim.Options{})
+	sum, err := sim.Run(cfg, workload.NewSliceSource(jobs), sink, sim.Options{Stop: cal.stop})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -149,7 +154,7 @@ func Calibrate(reqs []capacity.Request, p capacity.Profile, o Options) (Calibrat
 	if _, err := g.Timing(o.Timing); err != nil {
 		return Calibration{}, &workload.FieldError{Field: "timing", Value: o.Timing, Allowed: "allowed: kv, paper"}
 	}
-	cal := Calibration{GPU: g.Name, Timing: o.Timing}
+	cal := Calibration{GPU: g.Name, Timing: o.Timing, stop: o.Stop}
 	if cal.MaxCtx, err = maxCtx(reqs, o); err != nil {
 		return Calibration{}, err
 	}

@@ -13,6 +13,10 @@ type window struct {
 	n     int // points in the window
 	total int // points ever added
 	limit int // int(total × MaximumWindowRatio): the most points kept
+	// frontX is the oldest point's x (valid when n > 0), kept beside the
+	// buffer: the age check of every event reads it without touching the
+	// buffer.
+	frontX float64
 }
 
 // push adds p and updates the ratio limit (ratio: MaximumWindowRatio).
@@ -24,17 +28,21 @@ func (w *window) push(p point, ratio float64) {
 		w.buf, w.head = nb, 0
 	}
 	w.buf[(w.head+w.n)&(len(w.buf)-1)] = p
+	if w.n == 0 {
+		w.frontX = p.x
+	}
 	w.n++
 	w.total++
 	w.limit = int(float64(w.total) * ratio)
 }
 
-func (w *window) front() point { return w.buf[w.head] }
-
 func (w *window) pop() point {
 	p := w.buf[w.head]
 	w.head = (w.head + 1) & (len(w.buf) - 1)
 	w.n--
+	if w.n > 0 {
+		w.frontX = w.buf[w.head].x
+	}
 	return p
 }
 
@@ -141,10 +149,10 @@ func (d *Detector) Observe(t float64) bool {
 func (d *Detector) setDuration(dur float64) {
 	d.duration = dur
 	w := d.cfg.MaximumWindowSeconds
-	for d.finished.n > 0 && dur-d.finished.front().x > w {
+	for d.finished.n > 0 && dur-d.finished.frontX > w {
 		d.popFinished()
 	}
-	for d.started.n > 0 && dur-d.started.front().x > w {
+	for d.started.n > 0 && dur-d.started.frontX > w {
 		p := d.started.pop()
 		d.conc.Remove(p.x, p.y)
 	}

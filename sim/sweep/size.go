@@ -49,6 +49,9 @@ type SizeConfig struct {
 	Workers int
 	// Progress, when set, receives one line per simulated candidate.
 	Progress func(msg string)
+	// Stop, when set, interrupts the simulations (sim.Options.Stop): Size
+	// then returns sim.ErrStopped.
+	Stop func() bool
 }
 
 // SizeSeed is one seed's measurement of a pool at the chosen size.
@@ -608,7 +611,7 @@ func (s *sizer) run(i, n int, seed uint64) outcome {
 		o.err = err
 		return o
 	}
-	sum, err := sim.Run(scfg, src, nil, sim.Options{})
+	sum, err := sim.Run(scfg, src, nil, sim.Options{Stop: s.cfg.Stop})
 	if err != nil {
 		o.err = err
 		return o

@@ -25,6 +25,9 @@ type Check struct {
 	Requests int    // requests to simulate (the first 20% are warm-up)
 	Seed     uint64 // run seed
 	Dispatch string // pool dispatch: sim.DispatchJSQ (default), central or rr
+	// Stop, when set, interrupts the run (sim.Options.Stop): Run then
+	// returns sim.ErrStopped.
+	Stop func() bool
 }
 
 // Outcome is what the simulation measured over the post-warm-up requests.
@@ -88,7 +91,7 @@ func Run(c Check) (Outcome, error) {
 		return Outcome{}, err
 	}
 	var m meanSink
-	s, err := sim.Run(cfg, src, &m, sim.Options{})
+	s, err := sim.Run(cfg, src, &m, sim.Options{Stop: c.Stop})
 	if err != nil {
 		return Outcome{}, err
 	}

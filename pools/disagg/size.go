@@ -1,0 +1,143 @@
+// Package disagg sizes a prefill/decode-disaggregated pool analytically
+// (issue 18): the prefill stage and the decode stage are each an M/G/c
+// queue whose servers are the stage's instance slots, sized like a
+// colocated pool (FleetOpt eq. 11, queueing.MinGPUs) with its own service
+// time, wait budget and utilization cap. docs/planner.md, "Disaggregated
+// pools", states the model and its limits.
+package disagg
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/fleetsim/fleetsim/pools/queueing"
+)
+
+// Lengths is one request's token counts.
+type Lengths struct {
+	In, Out int // L_in, L_out, tokens (>= 1)
+}
+
+// Input is the sizing problem of one disaggregated pool. Times are seconds.
+type Input struct {
+	Lambda float64   // arrival rate into the pool, requests/s
+	Sample []Lengths // the pool's requests, equally likely (service-time moments)
+	Chunk  int       // prefill chunk C, tokens
+
+	PrefillSlots int     // sequences per prefill instance
+	PrefillIter  float64 // iteration time of a full prefill instance, s
+	DecodeSlots  int     // sequences per decode instance
+	DecodeIter   float64 // iteration time of a full decode instance, s
+	// TransferS gives the time to move a prompt's KV cache to the decode
+	// instance (e.g. catalog.KVLink.TransferS for a model), s; nil = 0.
+	TransferS func(tokens int) float64
+
+	TTFTP99 float64 // P99 TTFT target, s (+Inf: size the prefill stage by RhoMax only)
+	// DecodeWaitP99 is the P99 wait budget before decoding starts, s (+Inf:
+	// size the decode stage by RhoMax only).
+	DecodeWaitP99 float64
+	RhoMax        float64 // utilization cap of both stages, in (0, 1)
+}
+
+// Stage is one stage's service-time moments and size.
+type Stage struct {
+	Lambda float64 // arrival rate into the stage, requests/s
+	MeanS  float64 // mean service time (slot holding time), s
+	Cs2    float64 // squared coefficient of variation of the service time
+	WaitS  float64 // P99 wait budget used, s
+	queueing.SizeResult
+}
+
+// Result is the size of both stages.
+type Result struct {
+	Prefill, Decode Stage
+}
+
+// Size returns the instances each stage needs.
+//
+// Prefill: a request holds a prefill slot for S_p = ceil(L_in/C)·t_p + T(L_in)
+// (its prefill at the full-instance iteration time t_p, then the KV
+// transfer); its first token comes at the end of the prefill, so the P99
+// wait budget is TTFTP99 − P99(ceil(L_in/C)·t_p).
+//
+// Decode: a request with L_out >= 2 holds a decode slot for
+// S_d = (L_out − 1)·t_d (the first token was produced by the prefill); a
+// request with L_out = 1 never reaches the decode stage, whose arrival rate
+// is λ·P(L_out >= 2). Its wait budget is DecodeWaitP99.
+//
+// Each stage's count is queueing.MinGPUs with c = instances × slots.
+func Size(in Input) (Result, error) {
+	switch {
+	case len(in.Sample) == 0:
+		return Result{}, fmt.Errorf("disagg: no requests in the sample")
+	case in.Chunk < 1:
+		return Result{}, fmt.Errorf("disagg: chunk %d tokens: must be >= 1", in.Chunk)
+	case in.PrefillSlots < 1 || in.DecodeSlots < 1:
+		return Result{}, fmt.Errorf("disagg: slots %d (prefill), %d (decode): must be >= 1", in.PrefillSlots, in.DecodeSlots)
+	case !(in.PrefillIter > 0) || !(in.DecodeIter > 0) || math.IsInf(in.PrefillIter, 0) || math.IsInf(in.DecodeIter, 0):
+		return Result{}, fmt.Errorf("disagg: iteration times %v s (prefill), %v s (decode): must be finite and > 0", in.PrefillIter, in.DecodeIter)
+	case !(in.TTFTP99 > 0) || !(in.DecodeWaitP99 > 0):
+		return Result{}, fmt.Errorf("disagg: TTFT target %v s, decode wait budget %v s: must be > 0", in.TTFTP99, in.DecodeWaitP99)
+	}
+	var sp, sd []float64
+	var prefill []float64
+	for i, l := range in.Sample {
+		if l.In < 1 || l.Out < 1 {
+			return Result{}, fmt.Errorf("disagg: sample %d: L_in %d, L_out %d: must be >= 1", i, l.In, l.Out)
+		}
+		pf := float64((l.In+in.Chunk-1)/in.Chunk) * in.PrefillIter
+		x := 0.0
+		if in.TransferS != nil {
+			x = in.TransferS(l.In)
+		}
+		if !(x >= 0) || math.IsInf(x, 0) {
+			return Result{}, fmt.Errorf("disagg: transfer time %v s for %d tokens: must be finite and >= 0", x, l.In)
+		}
+		prefill = append(prefill, pf)
+		sp = append(sp, pf+x)
+		if l.Out >= 2 {
+			sd = append(sd, float64(l.Out-1)*in.DecodeIter)
+		}
+	}
+	var res Result
+	var err error
+	p99 := quantile(prefill, 0.99)
+	res.Prefill, err = size(in.Lambda, sp, in.PrefillSlots, in.TTFTP99-p99, in.RhoMax)
+	if err != nil {
+		return Result{}, fmt.Errorf("disagg: prefill stage: %w", err)
+	}
+	if len(sd) > 0 {
+		lam := in.Lambda * float64(len(sd)) / float64(len(in.Sample))
+		res.Decode, err = size(lam, sd, in.DecodeSlots, in.DecodeWaitP99, in.RhoMax)
+		if err != nil {
+			return Result{}, fmt.Errorf("disagg: decode stage: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// size sizes one stage from its service times.
+func size(lambda float64, s []float64, slots int, wait, rhoMax float64) (Stage, error) {
+	mean, m2 := 0.0, 0.0
+	for _, x := range s {
+		mean += x
+		m2 += x * x
+	}
+	n := float64(len(s))
+	mean /= n
+	cs2 := max(0, m2/n/(mean*mean)-1)
+	r, err := queueing.MinGPUs(queueing.SizeInput{Lambda: lambda, Slots: slots, MeanS: mean, Cs2: cs2, WaitMax: wait, RhoMax: rhoMax})
+	if err != nil {
+		return Stage{}, err
+	}
+	return Stage{Lambda: lambda, MeanS: mean, Cs2: cs2, WaitS: wait, SizeResult: r}, nil
+}
+
+// quantile returns the nearest-rank q-quantile of x (x is reordered).
+func quantile(x []float64, q float64) float64 {
+	s := append([]float64(nil), x...)
+	slices.Sort(s)
+	k := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(0, k)]
+}
