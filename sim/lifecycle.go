@@ -220,15 +220,23 @@ type Bill struct {
 	ScaleDowns      int     `json:"scale_downs"`      // instances cancelled or drained
 }
 
-// Bill returns the accounting from the start (NewLifecycle's t0) to t.
+// Bill returns the accounting from the start (NewLifecycle's t0) to t (at
+// least the time of the last state change), the instances billed now held
+// until t. It changes nothing: reading a bill mid-run does not move the
+// accounting.
 func (l *Lifecycle) Bill(t float64) Bill {
-	l.advance(t)
+	instS, onDemandS, end := l.instS, l.onDemandS, max(t, l.t)
+	if dt := end - l.t; dt > 0 {
+		n := l.count[Starting] + l.count[Serving] + l.count[Draining]
+		instS += float64(n) * dt
+		onDemandS += float64(max(n-l.cfg.Reserved, 0)) * dt
+	}
 	g := float64(max(l.cfg.GPUsPerInst, 1))
 	b := Bill{
-		InstanceSeconds: l.instS,
-		GPUSeconds:      l.instS * g,
-		ReservedUSD:     float64(l.cfg.Reserved) * (l.t - l.t0) * l.cfg.ReservedRate / 3600,
-		OnDemandUSD:     l.onDemandS * l.cfg.OnDemandRate / 3600,
+		InstanceSeconds: instS,
+		GPUSeconds:      instS * g,
+		ReservedUSD:     float64(l.cfg.Reserved) * (end - l.t0) * l.cfg.ReservedRate / 3600,
+		OnDemandUSD:     onDemandS * l.cfg.OnDemandRate / 3600,
 		ScaleUps:        l.ups,
 		ScaleDowns:      l.downs,
 	}

@@ -517,7 +517,7 @@ func (f *fleet) seriesScale(r *SeriesRow, i int, end float64) {
 		r.Starting += int64(lc.Count(Starting))
 		r.Serving += int64(lc.Count(Serving))
 		r.Draining += int64(lc.Count(Draining))
-		b := lc.Bill(max(end, lc.t))
+		b := lc.Bill(end)
 		r.GPUHours += b.GPUSeconds / 3600
 		r.CostUSD += b.CostUSD
 	}

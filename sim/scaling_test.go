@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -210,4 +211,35 @@ func TestAdaptiveBShortTightens(t *testing.T) {
 		t.Errorf("no request went to the long pool after the first tick")
 	}
 	t.Logf("B_short per tick %v", bs)
+}
+
+// TestSeriesDoesNotChangeAutoscaledRun: an autoscaled run (threshold on
+// the queue, instances starting, serving and draining, an adaptive
+// B_short) gives the same records and summary (its bill included) with a
+// time series at any interval as without one (the recorder reads bills
+// without moving the accounting).
+func TestSeriesDoesNotChangeAutoscaledRun(t *testing.T) {
+	for _, mode := range []string{DispatchCentral, DispatchJSQ, DispatchRR} {
+		cfg := Defaults()
+		cfg.Timing = "kv"
+		cfg.Workload = workload.Spec{CDF: "azure", RateProfile: "step:0=100,10=400,20=50", Requests: 6_000}
+		cfg.Pools = []PoolConfig{
+			{Name: "short", GPU: "a100", Count: 3, MaxContext: 4096, Dispatch: mode, ScalingBlock: &PoolScaling{MinInstances: ip(1), MaxInstances: ip(0), StartupS: fp(2)}},
+			{Name: "long", GPU: "a100", Count: 6, MaxContext: 65536, Dispatch: mode, ScalingBlock: &PoolScaling{MinInstances: ip(1), MaxInstances: ip(0), StartupS: fp(2)}},
+		}
+		down := 3.0
+		cfg.Autoscale = &autoscale.Config{Policy: autoscale.PolicyThreshold, IntervalS: 1, Metric: autoscale.MetricQueue, Target: 2, DownWindowS: &down}
+		cfg.Router = RouterConfig{Config: router.Config{Kind: RouterTokenBudget}, Adaptive: &router.AdaptiveConfig{MinBShort: 1024, MaxBShort: 4096}}
+		compareSeriesRuns(t, "autoscaled "+mode, cfg, 0.3, 7)
+		_, base, _ := runSeries(t, cfg, 0)
+		if base.Scaling.ScaleUps == 0 || base.Scaling.ScaleDowns == 0 {
+			t.Fatalf("%s: %d scale-ups, %d scale-downs; want both", mode, base.Scaling.ScaleUps, base.Scaling.ScaleDowns)
+		}
+		for _, dt := range []float64{0.3, 7} {
+			_, got, _ := runSeries(t, cfg, dt)
+			if a, b := fmt.Sprintf("%+v", *base.Scaling), fmt.Sprintf("%+v", *got.Scaling); a != b {
+				t.Errorf("%s, interval %v s: scaling summary differs:\n%s\n%s", mode, dt, a, b)
+			}
+		}
+	}
 }

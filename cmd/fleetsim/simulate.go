@@ -473,6 +473,9 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		if v := export.OSDVerdictLine(sum); v != "" {
 			fmt.Fprintf(stdout, "%s\n\n", v)
 		}
+		if ls := export.ScalingLines(sum); ls != nil {
+			fmt.Fprintf(stdout, "%s\n\n", strings.Join(ls, "\n"))
+		}
 	}
 	if sum.OSDStop != nil && f.format == "json" {
 		fmt.Fprintln(stderr, export.OSDVerdictLine(sum))
