@@ -321,7 +321,7 @@ func (c *Config) Validate() error {
 		// The engine's own rules for the instance the run would build (its
 		// longest iteration depends on the slots, the KV budget and the
 		// timing preset together).
-		if ecfg, err := p.engineConfig(g, c.Timing); err == nil {
+		if ecfg, err := p.engineConfig(g, p.TimingOf(c.Timing)); err == nil {
 			if err := ecfg.Validate(); err != nil {
 				return bad(f, p.Name, "%v", err)
 			}

@@ -25,3 +25,16 @@ func TestValidateEngineConfig(t *testing.T) {
 		t.Errorf("timing kv: %v", err)
 	}
 }
+
+// The check uses the pool's own timing (pools[].timing) when it has one:
+// the run's kv with the pool's paper timing is refused as paper is.
+func TestValidateEngineConfigPoolTiming(t *testing.T) {
+	g := catalog.GPU{Name: "custom", W: 0.01, H: 1, KVBlocks: 10000, MaxSlots: 19, CalibCtx: 8192, ChunkTokens: 512, BlockTokens: 16}
+	c := Defaults()
+	c.Timing = catalog.TimingKV
+	c.Pools = []PoolConfig{{Name: "a", Instance: &g, Count: 1, MaxContext: 16, Timing: catalog.TimingPaper}}
+	err := c.Validate()
+	if err == nil || !strings.Contains(err.Error(), "pools[0]") || !strings.Contains(err.Error(), "longest iteration takes 9728 s") {
+		t.Fatalf("Validate: %v, want pools[0] refused for its own (paper) timing's longest iteration", err)
+	}
+}

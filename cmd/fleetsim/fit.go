@@ -19,7 +19,7 @@ func init() {
 
 func fitUsage(w io.Writer, fs *pflag.FlagSet) {
 	fmt.Fprint(w, `Usage: fleetsim fit --bench FILE.csv [flags]
-       fleetsim fit --from-sim --gpu NAME [--timing paper|kv] [flags]
+       fleetsim fit --from-sim --gpu NAME [--timing PRESET] [flags]
        fleetsim fit --measured GPU/MODEL/tpN [--table FILE]
 
 Fits the Workload Variant Autoscaler's linear profile (times in ms)
@@ -70,7 +70,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.group, "group", "", "fit only this group `model/hw/prec/tpN` (default: every group)")
 	fs.BoolVar(&f.fromSim, "from-sim", false, "benchmark fleetsim's engine instead of reading a CSV")
 	fs.StringVar(&f.gpu, "gpu", "", "with --from-sim: catalog GPU `NAME` ("+strings.Join(catalog.GPUNames(), ", ")+")")
-	fs.StringVar(&f.timing, "timing", catalog.TimingPaper, "with --from-sim: timing preset (paper, kv)")
+	fs.StringVar(&f.timing, "timing", catalog.TimingPaper, "with --from-sim: timing preset ("+strings.Join(catalog.TimingNames, ", ")+")")
 	fs.StringVar(&f.batches, "batches", "", "with --from-sim: batch sizes `LIST` (default 1,2,4,... up to min(64, slots))")
 	fs.IntVar(&f.maxCtx, "max-ctx", 1024, "with --from-sim: the instance's max context, tokens (sets its slots)")
 	fs.IntVar(&f.in, "in", 128, "with --from-sim: prompt tokens per request")

@@ -36,6 +36,8 @@ func fitMeasured(stdout io.Writer, spec, table string) error {
 		if t, err = catalog.ParseMeasuredTable(filepath.Base(table), gpu, bytes.NewReader(data)); err != nil {
 			return badInput("--table %q: %s", table, oneLine(err))
 		}
+		// The file's name is free; the spec names the model.
+		t.Model.Name = model
 	} else if t, err = catalog.LookupMeasured(gpu, model); err != nil {
 		return badInput("--measured %q: %s", spec, oneLine(err))
 	}

@@ -72,3 +72,28 @@ func TestFitMeasuredBad(t *testing.T) {
 		}
 	}
 }
+
+// TestFitMeasuredTable: --table reads a table file whatever its name; the
+// embedded A100 Llama-2-7B table given as a file named mytable.csv prints
+// the same fits as the embedded data (the spec's MODEL names the model).
+func TestFitMeasuredTable(t *testing.T) {
+	src, err := os.ReadFile("../../pools/catalog/testdata/measured/a100-llama-2-7b-hf.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "mytable.csv")
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fits := func(args ...string) string {
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"fit", "--measured", "a100/llama-2-7b-hf/tp1"}, args...), &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		_, table, _ := strings.Cut(out.String(), "\n\n")
+		return table
+	}
+	if emb, file := fits(), fits("--table", file); emb != file {
+		t.Errorf("--table %s:\n%s\nembedded:\n%s", file, file, emb)
+	}
+}

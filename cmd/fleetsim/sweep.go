@@ -89,7 +89,7 @@ func newSweepFlags() *sweepFlags {
 	fs.StringVar(&f.bShorts, "b-short", "", "router B_short thresholds, tokens: `LIST|RANGE`")
 	fs.StringVar(&f.gammas, "gamma", "", "C&R bandwidths γ >= 1: `LIST|RANGE`")
 	fs.StringVar(&f.routers, "router", "", "routers: `LIST` of length, token-budget, spillover, cr")
-	fs.StringVar(&f.timings, "timing", "", "timing presets: `LIST` of kv, paper")
+	fs.StringVar(&f.timings, "timing", "", "timing presets: `LIST` of "+strings.Join(catalog.TimingNames, ", ")+" (default: the scenario's, else auto)")
 	fs.StringVar(&f.seeds, "seeds", "", "seeds, each point run once per seed: `LIST|RANGE` (default: --seed)")
 	fs.Float64Var(&f.duration, "duration", 0, "simulated seconds per point: requests = ceil(rate × duration) (0: --requests at every point)")
 	fs.IntVar(&f.workers, "workers", 0, "points run at once (0: GOMAXPROCS)")

@@ -10,7 +10,9 @@ import (
 
 // timingLabel is the run's timing preset for the summary line; under auto,
 // or when a pool sets its own, it names what the pools run, e.g.
-// "auto (kv)" or "kv (measured, kv)".
+// "auto (kv: prompt tokens free, calibrated)" or "kv (measured, kv)"; a
+// pool that auto resolves to a preset charging no prompt tokens (the
+// papers' hand-written profiles: kv) is flagged.
 func timingLabel(cfg sim.Config) string {
 	var got []string
 	own := false
@@ -20,7 +22,12 @@ func timingLabel(cfg sim.Config) string {
 			continue
 		}
 		own = own || p.Timing != ""
-		if r := g.ResolveTiming(p.TimingOf(cfg.Timing)); !slices.Contains(got, r) {
+		preset := p.TimingOf(cfg.Timing)
+		r := g.ResolveTiming(preset)
+		if preset == catalog.TimingAuto && (r == catalog.TimingKV || r == catalog.TimingPaper) {
+			r += ": prompt tokens free" // auto charges them where it can; say where it does not
+		}
+		if !slices.Contains(got, r) {
 			got = append(got, r)
 		}
 	}

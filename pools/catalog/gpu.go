@@ -155,9 +155,10 @@ const (
 	// calibration: prompt tokens are charged (P > 0).
 	TimingCalibrated = "calibrated"
 	// TimingAuto is the simulator's default: TimingCalibrated for a
-	// computed instance on a GPU with a stored calibration (A100, H100),
-	// which charges prompt tokens; TimingKV for every other profile (the
-	// papers' hand-written ones among them).
+	// computed instance on a GPU with a stored calibration (A100, H100)
+	// at the default efficiencies, which charges prompt tokens; TimingKV
+	// for every other profile (the papers' hand-written ones among them,
+	// and profile files that state their own efficiencies).
 	TimingAuto = "auto"
 )
 
@@ -170,7 +171,9 @@ func (g GPU) ResolveTiming(preset string) string {
 	if preset != TimingAuto {
 		return preset
 	}
-	if g.Inst != nil {
+	// An instance whose efficiencies were stated (a profile file's
+	// efficiency keys) keeps them: the calibration would replace them.
+	if g.Inst != nil && g.Inst.Eff == DefaultEfficiency {
 		if _, ok := CalibrationFor(g.Inst.GPU.Name); ok {
 			return TimingCalibrated
 		}

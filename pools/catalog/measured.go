@@ -59,7 +59,11 @@ func ParseMeasuredTable(name, gpu string, r io.Reader) (*MeasuredTable, error) {
 	next := func() (string, bool) {
 		for sc.Scan() {
 			line++
-			if s := strings.TrimSpace(sc.Text()); s != "" {
+			s := sc.Text()
+			if line == 1 {
+				s = strings.TrimPrefix(s, "\ufeff") // a UTF-8 byte-order mark
+			}
+			if s = strings.TrimSpace(s); s != "" {
 				return s, true
 			}
 		}
@@ -75,7 +79,14 @@ func ParseMeasuredTable(name, gpu string, r io.Reader) (*MeasuredTable, error) {
 	geo := map[string]string{}
 	for _, kv := range strings.Split(strings.TrimSpace(strings.TrimPrefix(head, "#")), ",") {
 		k, v, _ := strings.Cut(kv, "=")
-		geo[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		k = strings.TrimSpace(k)
+		if _, dup := geo[k]; dup {
+			return nil, fail("geometry key %q given twice", k)
+		}
+		if !slices.Contains(measuredGeometry, k) {
+			return nil, fail("unknown geometry key %q (allowed: %s)", k, strings.Join(measuredGeometry, ", "))
+		}
+		geo[k] = strings.TrimSpace(v)
 	}
 	ints := map[string]int{}
 	for _, k := range measuredGeometry[:6] {
@@ -100,7 +111,11 @@ func ParseMeasuredTable(name, gpu string, r io.Reader) (*MeasuredTable, error) {
 	cols := strings.Split(hdr, ",")
 	idx := map[string]int{}
 	for i, c := range cols {
-		idx[strings.TrimSpace(c)] = i
+		c = strings.TrimSpace(c)
+		if _, dup := idx[c]; dup {
+			return nil, fail("column %q named twice", c)
+		}
+		idx[c] = i
 	}
 	need := append([]string{"tp", "num_tokens"}, MeasuredOps...)
 	for _, c := range need {

@@ -98,8 +98,12 @@ func TestParseMeasuredTableErrors(t *testing.T) {
 		return strings.Join([]string{strconv.Itoa(tp), strconv.Itoa(n), v, "1", "1", "1", "1", "1", "1", "1", "1", "1"}, ",") + "\n"
 	}
 	good := geo + hdr + row(1, 1, "1") + row(1, 2, "1")
-	if _, err := ParseMeasuredTable("ok", "a100", strings.NewReader(good)); err != nil {
-		t.Fatalf("good table: %v", err)
+	// A UTF-8 byte-order mark and CRLF line ends (a spreadsheet's export)
+	// read as the plain file.
+	for _, in := range []string{good, "\ufeff" + good, strings.ReplaceAll(good, "\n", "\r\n")} {
+		if _, err := ParseMeasuredTable("ok", "a100", strings.NewReader(in)); err != nil {
+			t.Fatalf("good table %q: %v", in[:8], err)
+		}
 	}
 	for _, c := range []struct{ name, in, want string }{
 		{"missing column", geo + strings.Replace(hdr, ",mlp_act", "", 1) + "1,1,1,1,1,1,1,1,1,1,1\n", `lacks column "mlp_act"`},
@@ -112,6 +116,9 @@ func TestParseMeasuredTableErrors(t *testing.T) {
 		{"split tp", geo + hdr + row(1, 1, "1") + row(2, 1, "1") + row(1, 2, "1"), "tp 1: its rows must be contiguous"},
 		{"short row", geo + hdr + "1,1,1\n", "3 fields, header has 12"},
 		{"empty", "", "first line must be the geometry"},
+		{"column twice", geo + strings.Replace(hdr, "tp,", "tp,tp,", 1) + "1,1,1,1,1,1,1,1,1,1,1,1,1\n", `column "tp" named twice`},
+		{"geometry key twice", strings.Replace(geo, "layers=2", "layers=2,layers=3", 1) + hdr + row(1, 1, "1") + row(1, 2, "1"), `geometry key "layers" given twice`},
+		{"unknown geometry key", strings.Replace(geo, "layers=2", "layers=2,n_layer=3", 1) + hdr + row(1, 1, "1") + row(1, 2, "1"), `unknown geometry key "n_layer"`},
 	} {
 		_, err := ParseMeasuredTable("t.csv", "a100", strings.NewReader(c.in))
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
