@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fleetsim/fleetsim/pools/autoscale"
@@ -146,3 +147,44 @@ workloads:
 }
 
 func round(x float64) int { return max(int(x+0.5), 1) }
+
+// TestAutoscaleScenario: the scenario keys autoscale (a schedule),
+// pools[].scaling and router.adaptive decode and run; the summary records
+// them and the scaling section (two scale-ups of the schedule, priced).
+func TestAutoscaleScenario(t *testing.T) {
+	dir := t.TempDir()
+	scen := writeFile(t, dir, "day.yaml", `timing: kv
+warmup_fraction: 0
+workload: {cdf: azure, requests: 3000, rate_profile: "sin:mean=100,ratio=3,period=60"}
+pools:
+  - {name: short, gpu: a100, count: 2, max_ctx: 4096,
+     scaling: {min_instances: 1, max_instances: 4, reserved_instances: 1, reserved_rate: 1, on_demand_rate: 3, startup_s: 5}}
+  - {name: long, gpu: a100, count: 4, max_ctx: 65536, scaling: {startup_s: 5}}
+router: {kind: token-budget, adaptive: {min_b_short: 2048, max_b_short: 4096}}
+autoscale:
+  policy: schedule
+  interval_s: 2
+  schedules:
+    short: {times_s: [0, 10], instances: [2, 4], period_s: 30}
+    long: {times_s: [0], instances: [4]}
+`)
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runCLI(t, "simulate", "--config", scen, "--out", out, "--no-parquet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "autoscaling (schedule, every 2 s)") || !strings.Contains(stdout, "adaptive B_short at the end") {
+		t.Errorf("stdout lacks the scaling lines:\n%s", stdout)
+	}
+	var s sim.Summary
+	if err := json.Unmarshal(readBytes(t, filepath.Join(out, summaryFile)), &s); err != nil {
+		t.Fatal(err)
+	}
+	sc := s.Scaling
+	if sc == nil || sc.Policy != autoscale.PolicySchedule || sc.Pools[0].ScaleUps < 2 || sc.Pools[1].ScaleUps != 0 || sc.Pools[0].OnDemandUSD <= 0 {
+		t.Fatalf("scaling summary %+v: want the schedule's scale-ups on short only, on-demand cost", sc)
+	}
+	if s.Config.Autoscale == nil || s.Config.Router.Adaptive == nil || s.Config.Pools[0].ScalingBlock == nil {
+		t.Errorf("the summary's config lost autoscale, router.adaptive or pools[0].scaling")
+	}
+}
