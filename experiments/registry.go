@@ -61,7 +61,23 @@ type Experiment struct {
 	// Slow marks experiments that run the simulator (seconds to a minute
 	// at the default sizes).
 	Slow bool
-	Run  func(Options) ([]Table, error)
+	// ByName marks experiments that run only when named (minutes of
+	// simulation on a full trace): `experiment all` and the docs/results
+	// report leave them out (InAll).
+	ByName bool
+	Run    func(Options) ([]Table, error)
+}
+
+// InAll returns the experiments `experiment all` runs: All without the
+// ByName ones.
+func InAll() []Experiment {
+	var out []Experiment
+	for _, e := range All() {
+		if !e.ByName {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // All returns every experiment in documentation order.
@@ -84,6 +100,9 @@ func All() []Experiment {
 		{Name: "tokenbudget-figure6", Summary: "token-budget Figure 6: savings vs threshold B_short from 1K to 32K (Azure, LMSYS; capped and scaled slots)", Run: TokenBudgetFigure6},
 		{Name: "step-times", Summary: "step times: calibrated/uncalibrated roofline and kv/paper presets vs measured GPU data (Vidur A100/H100), held-out errors, papers' W + H·n on Llama-2-70B, FleetOpt PR fleets re-planned (runs the simulator)", Slow: true, Run: StepTimes},
 		{Name: "tokenbudget-table3", Summary: "token-budget Table 3: TTFT and TPOT of the homogeneous and token-budget fleets (runs the simulator)", Slow: true, Run: TokenBudgetTable3},
+		{Name: "prefix-cache", Summary: "issue 18 (a): Mooncake conversation trace on one pool, no prefix cache vs a cache under least-loaded, prefix-affinity and weighted routing (runs the simulator)", Slow: true, ByName: true, Run: PrefixCache},
+		{Name: "disagg-goodput", Summary: "issue 18 (b): goodput of 8 H100 TP4 instances, colocated vs prefill/decode splits, Azure and agent-heavy (runs the simulator)", Slow: true, ByName: true, Run: DisaggGoodput},
+		{Name: "disagg-routing", Summary: "issue 18 (c): goodput of 16 H100 TP4 instances on Azure, one pool vs short/long pools, each colocated or disaggregated (runs the simulator)", Slow: true, ByName: true, Run: DisaggRouting},
 		{Name: "day", Summary: "issue 17: the Azure PR fleet through one simulated day (sinusoid, mean 500 req/s, 3:1) under static-peak, threshold, wva and schedule; adaptive vs static B_short (runs the simulator; a tenth of the day unless --requests 43200000)", Slow: true, Run: Day},
 		{Name: "tokenbudget-table4", Summary: "token-budget Table 4: per-category EMA calibration at n = 50 and mis-route rates vs static 4.0", Run: TokenBudgetTable4},
 	}

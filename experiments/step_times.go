@@ -421,10 +421,7 @@ func stepFleetTable(o Options) (Table, error) {
 			m := plan.Methods[0]
 			s, _ := poolOf(m, "short")
 			l, _ := poolOf(m, "long")
-			gpus := m.TotalGPUs
-			if s.PhysicalGPUs > 0 {
-				gpus = s.PhysicalGPUs + l.PhysicalGPUs
-			}
+			gpus := m.TotalPhysicalGPUs() // instances × tp
 			r := []any{c.Label, p.name, Num{1e3 * p.g.W, 2}, Num{1e3 * p.g.H, 3}, s.GPUs, l.GPUs, gpus,
 				fmt.Sprintf("%.0f / %.0f", 1e3*s.P99TTFTS, 1e3*l.P99TTFTS)}
 			if !p.inst {

@@ -64,6 +64,12 @@ type PoolConfig struct {
 	// the run's (Config.Timing), e.g. measured for a computed pool beside
 	// a hand-written one (catalog.TimingNames).
 	Timing string `json:"timing,omitempty" yaml:"timing,omitempty"`
+	// PrefixCache, when set, gives the pool's instances a prefix cache and
+	// chooses the pool's cache-aware routing (prefixconfig.go, issue 18).
+	PrefixCache *PrefixCacheConfig `json:"prefix_cache,omitempty" yaml:"prefix_cache,omitempty"`
+	// Disaggregated, when set, splits the pool into prefill and decode
+	// instances (disaggconfig.go, issue 18).
+	Disaggregated *DisaggConfig `json:"disaggregated,omitempty" yaml:"disaggregated,omitempty"`
 }
 
 // TimingOf returns the pool's timing preset: its own, else the run's.
@@ -98,6 +104,7 @@ func (p PoolConfig) engineConfig(g catalog.GPU, timing string) (engine.Config, e
 	if p.KVBlocks > 0 {
 		ecfg.KVBlocks = p.KVBlocks
 	}
+	ecfg.CacheBlocks = p.cacheBlocks(ecfg.KVBlocks) // prefixconfig.go
 	return ecfg, nil
 }
 
@@ -322,6 +329,12 @@ func (c *Config) Validate() error {
 		// longest iteration depends on the slots, the KV budget and the
 		// timing preset together).
 		if ecfg, err := p.engineConfig(g, p.TimingOf(c.Timing)); err == nil {
+			if err := p.PrefixCache.validate(f, p, ecfg.KVBlocks); err != nil {
+				return err
+			}
+			if err := p.Disaggregated.validate(f, p, g); err != nil { // disaggconfig.go
+				return err
+			}
 			if err := ecfg.Validate(); err != nil {
 				return bad(f, p.Name, "%v", err)
 			}

@@ -38,7 +38,7 @@ func TestValidate(t *testing.T) {
 		{"unknown timing", func(c *Config) { c.Timing = "fast" }, "timing", "fast"},
 		{"paper timing", func(c *Config) { c.Timing = catalog.TimingPaper }, "", ""},
 		{"no pools", func(c *Config) { c.Pools = nil }, "pools", "[]"},
-		{"unknown GPU", func(c *Config) { c.Pools[1].GPU = "b200" }, "pools[1].gpu", "b200"},
+		{"unknown GPU", func(c *Config) { c.Pools[1].GPU = "v100" }, "pools[1].gpu", "v100"},
 		{"GPU case-insensitive", func(c *Config) { c.Pools[1].GPU = "A100" }, "", ""},
 		{"zero count", func(c *Config) { c.Pools[0].Count = 0 }, "pools[0].count", "0"},
 		{"zero max ctx", func(c *Config) { c.Pools[0].MaxContext = 0 }, "pools[0].max_ctx", "0"},

@@ -15,6 +15,9 @@ func (c Config) Effective() Config {
 	for i := range c.Pools {
 		if c.Pools[i].Dispatch == "" {
 			c.Pools[i].Dispatch = DispatchCentral
+			if c.Pools[i].PrefixCache.routing() != RouteLeastLoaded || c.Pools[i].Disaggregated != nil { // prefixroute.go, disagg.go: private queues
+				c.Pools[i].Dispatch = DispatchJSQ
+			}
 		}
 	}
 	if a := c.Autoscale; a != nil && (a.Policy == "" || a.Policy == autoscale.PolicyStatic) && a.IntervalS == 0 && !c.scalingBlocks() && c.Router.Adaptive == nil {

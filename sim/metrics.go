@@ -12,6 +12,9 @@ type acc struct {
 	busyWin                                   float64 // busy slot-seconds inside the window
 	backlog                                   int64   // waiting requests at the window's end
 	trend                                     trend
+	// Prefix cache: prompt tokens served from it and all prompt tokens of
+	// the completed requests (prefixmetrics.go).
+	cached, prompt int64
 }
 
 func newAcc() acc {

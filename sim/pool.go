@@ -65,7 +65,10 @@ type pool struct {
 	fls    *flights    // the fleet's flight table (results lead back to flights)
 	w      engine.Time // the iteration's fixed cost W, rounded as the engine does
 	rr     int
-	sc     *poolScale // autoscaling: instance slots and states (scaling.go); nil for a fixed pool
+	sc     *poolScale   // autoscaling: instance slots and states (scaling.go); nil for a fixed pool
+	pr     *prefixRoute // cache-aware routing (prefixroute.go); nil: least-loaded
+	dg     *disagg      // decode stage of a disaggregated pool (disagg.go); nil: colocated
+	cache  bool         // the instances have a prefix cache (jobs carry their prefix)
 	// stop, when set, is polled once per engine event in advance (it
 	// counts calls and polls the run's Options.Stop now and then); advance
 	// ends with ErrStopped once it returns true.
@@ -99,6 +102,10 @@ func newPool(pc PoolConfig, order int, timing string, fls *flights) (*pool, erro
 	if err != nil {
 		return nil, fmt.Errorf("pool %q: dispatch: %w", pc.Name, err)
 	}
+	pr := newPrefixRoute(pc.PrefixCache, ecfg.MaxSeqs) // prefixroute.go
+	if pr != nil {
+		mode = dispatchJSQ
+	}
 	if pc.Count < 1 {
 		return nil, fmt.Errorf("pool %q: count %d: must be at least 1", pc.Name, pc.Count)
 	}
@@ -106,7 +113,7 @@ func newPool(pc PoolConfig, order int, timing string, fls *flights) (*pool, erro
 		return nil, fmt.Errorf("pool %q: queue_limit %d: must be >= 0 (0 = no limit)", pc.Name, pc.QueueLimit)
 	}
 	p := &pool{
-		cfg: pc, ecfg: ecfg, order: order, mode: mode, fls: fls,
+		cfg: pc, ecfg: ecfg, order: order, mode: mode, fls: fls, pr: pr, cache: ecfg.CacheBlocks > 0,
 		eng:    make([]*engine.Engine, pc.Count),
 		events: newIdxHeap(pc.Count, int64(engine.Never)),
 		w:      engine.Seconds(ecfg.Timing.W),
@@ -356,6 +363,9 @@ func (p *pool) dispatch(j *engine.Job, t engine.Time, out []engine.Result) (int,
 		i, _ := p.disp.top()
 		if p.sc != nil { // scaling.go: only serving instances
 			return p.submitScaled(j, need, t, out)
+		}
+		if p.pr != nil { // prefixroute.go
+			i, out = p.routePrefix(j, t, out)
 		}
 		return p.submitPrivate(i, j, need, t, out)
 	default:

@@ -35,7 +35,8 @@ const (
 
 // fitsWaiter reports whether fl's values fit a waiter exactly (they always
 // do for requests a pool can queue, whose lengths fit its max context; the
-// rare others stay flights, in waitQueue.big).
+// rare others stay flights, in waitQueue.big). A job with a prefix (a pool
+// with a prefix cache) stays a flight too: a waiter holds no pointer.
 func fitsWaiter(fl *flight) bool {
 	r := &fl.req
 	for _, v := range [...]int{r.InputTokens, r.OutputTokens, r.MaxOutputTokens, r.Bytes, fl.job.In, fl.estimated} {
@@ -44,7 +45,7 @@ func fitsWaiter(fl *flight) bool {
 		}
 	}
 	return fl.retries >= 0 && fl.retries <= math.MaxUint16 && fl.fleetArrival == r.Arrival &&
-		fl.job.Out == r.OutputTokens && fl.instance == -1
+		fl.job.Out == r.OutputTokens && fl.instance == -1 && fl.job.Prefix == nil
 }
 
 // waitBlockLen is the number of waiters per block of a waitQueue (48 KiB).

@@ -30,6 +30,9 @@ type Record struct {
 	// RejectedDetail says what exactly (lengths, limits, the pool).
 	RejectedReason string `parquet:"rejected_reason" json:"rejected_reason"`
 	RejectedDetail string `parquet:"rejected_detail" json:"rejected_detail"`
+	// Ext holds the columns written only by runs with a prefix cache or a
+	// disaggregated pool (Config.ExtendedRecords; recordext.go).
+	Ext RecordExt `parquet:"-" json:"-"`
 }
 
 // Sink receives records as requests leave the fleet, in completion order.

@@ -79,6 +79,7 @@ type flight struct {
 	compressed   bool
 	fleetArrival float64
 	arrivalPS    engine.Time // engine.Seconds(fleetArrival), converted once
+	dg           *dgFlight   // its prefill, in a disaggregated pool (disagg.go)
 }
 
 // flights is the fleet's table of flights, indexed by their tag: the
@@ -173,7 +174,7 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 	}
 	f := &fleet{cfg: cfg, src: src, sink: sink, opts: opts, fm: newAcc(), nextTick: math.Inf(1)}
 	for i, pc := range cfg.Pools {
-		p, err := newPool(pc, i, pc.TimingOf(cfg.Timing), &f.flights)
+		p, err := newPoolOrDisagg(pc, i, pc.TimingOf(cfg.Timing), &f.flights) // disagg.go
 		if err != nil {
 			return nil, err
 		}
@@ -387,7 +388,7 @@ func (f *fleet) step(t float64) {
 func (f *fleet) advancePools(t engine.Time) {
 	for _, p := range f.pools {
 		var err error
-		f.done, err = p.advance(t, f.done[:0])
+		f.done, err = p.advanceAll(t, f.done[:0]) // disagg.go
 		f.flushDone()
 		if err != nil {
 			f.fail(err)
@@ -423,8 +424,8 @@ func (f *fleet) drain() {
 	for f.err == nil {
 		next := engine.Never
 		for _, p := range f.pools {
-			if _, k := p.events.top(); engine.Time(k) < next {
-				next = engine.Time(k)
+			if k := p.nextKey(); k < next { // disagg.go
+				next = k
 			}
 		}
 		if next >= engine.Never-drainStep {
@@ -584,7 +585,7 @@ func (f *fleet) idle() bool {
 		return false
 	}
 	for _, p := range f.pools {
-		if p.running > 0 || p.waiting() > 0 {
+		if p.running > 0 || p.waiting() > 0 || p.dg.busy() {
 			return false
 		}
 	}
@@ -705,8 +706,18 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 	if t != fl.fleetArrival {
 		tp = engine.Seconds(t)
 	}
+	fl.job.Prefix = nil
+	if p.cache { // prefixconfig.go: the pool's instances look the prompt up
+		fl.job.Prefix = (*engine.Prefix)(fl.req.Prefix)
+	}
+	if p.dg != nil { // disagg.go: the prefill instances produce the first token only
+		fl.job.Out = 1
+	}
 	out, inst, res, done := p.dispatch(&fl.job, tp, f.done[:0])
 	f.done = done
+	if p.dg != nil { // disagg.go: prefills that ended go on to a decode instance
+		f.done = p.prefillsFrom(f.done)
+	}
 	f.flushDone()
 	switch out {
 	case dispSubmitted:
@@ -761,6 +772,7 @@ func (f *fleet) reject(fl *flight, t float64, reason, detail string, count bool)
 		Rejected:            true,
 		RejectedReason:      reason,
 		RejectedDetail:      detail,
+		Ext:                 RecordExt{PrefillInstance: int32(fl.instance), DecodeInstance: int32(fl.instance)},
 	}
 	f.write()
 	f.release(fl)
@@ -823,6 +835,7 @@ func (f *fleet) finish(res *engine.Result) {
 		Retries:             int32(fl.retries),
 		Compressed:          fl.compressed,
 		Warmup:              fl.warmup,
+		Ext:                 fl.ext(res), // disagg.go
 	}
 	f.addBusy(p, adm, fin)
 	if f.winStarted && res.Finished >= f.t0ps && (!f.winEnded || res.Finished <= f.t1ps) {
@@ -837,6 +850,8 @@ func (f *fleet) finish(res *engine.Result) {
 		for _, m := range [2]*acc{&p.m, &f.fm} {
 			m.completed++
 			m.preemptions += int64(res.Preemptions)
+			m.cached += int64(res.Cached) // prefix cache (prefixmetrics.go)
+			m.prompt += int64(fl.job.In)
 			if meets {
 				m.sloMet++
 			}
@@ -871,16 +886,26 @@ func (f *fleet) summary() *Summary {
 		WindowEndS:     f.t1,
 		Percentiles:    Percentiles,
 	}
-	gpus, capacity := 0, 0
+	gpus, instances, capacity := 0, 0, 0
 	for _, p := range f.pools {
-		m := p.m.metrics(p.cfg.Count, p.ecfg.MaxSeqs, p.ecfg.MaxSeqs*p.cfg.Count, w)
+		n := p.cfg.Count * p.cfg.gpusPerInstance()
+		m := p.m.metrics(n, p.ecfg.MaxSeqs, p.ecfg.MaxSeqs*p.cfg.Count, w)
 		m.Name, m.GPU, m.MaxContext = p.cfg.Name, p.cfg.GPU, p.cfg.MaxContext
+		if n != p.cfg.Count {
+			m.Instances = p.cfg.Count
+		}
 		s.Pools = append(s.Pools, m)
-		gpus += p.cfg.Count
+		gpus += n
+		instances += p.cfg.Count
 		capacity += p.ecfg.MaxSeqs * p.cfg.Count
 	}
 	s.Fleet = f.fm.metrics(gpus, 0, capacity, w)
+	if instances != gpus {
+		s.Fleet.Instances = instances
+	}
 	s.Fleet.Name = "fleet"
+	f.prefixSummary(s) // prefixmetrics.go
+	f.disaggSummary(s) // disagg.go
 	if o := f.osd; o != nil {
 		for i := range s.Pools {
 			var d *osd.Detector
@@ -898,8 +923,17 @@ func (f *fleet) summary() *Summary {
 	// The fleet is overloaded when any pool is (its own backlog trend is
 	// reported, but pooled samples are not a verdict on any one pool).
 	s.Fleet.Overloaded = false
-	for _, m := range s.Pools {
-		s.Fleet.Overloaded = s.Fleet.Overloaded || m.Overloaded
+	for i, m := range s.Pools {
+		// A pool whose detector stopped the run is over-saturated, whatever
+		// its (truncated) backlog trend says; a fleet detector's stop marks
+		// the fleet.
+		if s.OSDStop != nil && s.OSDStop.By == m.Name {
+			s.Pools[i].Overloaded = true
+		}
+		s.Fleet.Overloaded = s.Fleet.Overloaded || s.Pools[i].Overloaded
+	}
+	if s.OSDStop != nil {
+		s.Fleet.Overloaded = true
 	}
 	return s
 }

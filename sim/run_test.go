@@ -397,7 +397,7 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{fleetCfg(1, 0), "pools"},
-		{fleetCfg(1, 0, PoolConfig{Name: "p", GPU: "b200", Count: 1, MaxContext: 4096}), "gpu"},
+		{fleetCfg(1, 0, PoolConfig{Name: "p", GPU: "v100", Count: 1, MaxContext: 4096}), "gpu"},
 		{fleetCfg(1, 0, PoolConfig{Name: "p", GPU: "a100", Count: 1, MaxContext: 1 << 24}), "max_ctx"},
 		{fleetCfg(1, 0, PoolConfig{Name: "p", GPU: "a100", Count: 0, MaxContext: 4096}), "count"},
 		{fleetCfg(1, 0, PoolConfig{Name: "p", GPU: "a100", Count: 1, MaxContext: 4096, Dispatch: "random"}), "dispatch"},

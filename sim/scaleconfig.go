@@ -104,6 +104,9 @@ func (c *Config) PoolNames() []string {
 // adaptive threshold (called by Validate once the pools are valid).
 func (c *Config) validateScaling() error {
 	for i, p := range c.Pools {
+		if c.autoscaled() && (p.Disaggregated != nil || p.PrefixCache != nil) {
+			return bad(fmt.Sprintf("pools[%d]", i), p.Name, "an autoscaled run (autoscale, router.adaptive) does not yet support prefix_cache or disaggregated pools")
+		}
 		if p.ScalingBlock == nil && c.Autoscale == nil {
 			continue
 		}

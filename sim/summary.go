@@ -10,9 +10,16 @@ type Quantiles struct {
 // PoolMetrics are one pool's (or the fleet's) measured metrics over the
 // post-warm-up requests.
 type PoolMetrics struct {
-	Name            string    `json:"name"`
-	GPU             string    `json:"gpu,omitempty"`
-	GPUs            int       `json:"gpus"`
+	Name string `json:"name"`
+	GPU  string `json:"gpu,omitempty"`
+	// GPUs are the physical GPUs: Instances × the GPUs of one instance
+	// (its tensor-parallel degree; 1 for a profile that does not state it).
+	GPUs int `json:"gpus"`
+	// Instances are the serving instances (the pool's count), set only when
+	// they are not the GPUs (tensor-parallel instances; for the fleet, when
+	// a pool has them): 0 means Instances = GPUs, so the summaries of other
+	// runs are unchanged. InstanceCount reads it.
+	Instances       int       `json:"instances,omitempty"`
 	MaxContext      int       `json:"max_ctx,omitempty"`
 	Slots           int       `json:"slots,omitempty"`
 	Arrived         int64     `json:"arrived"`
@@ -33,6 +40,12 @@ type PoolMetrics struct {
 	Backlog         int64     `json:"backlog"`            // requests waiting at the end of the measurement window
 	// OSD is the over-saturation detector's verdict (absent with --osd off).
 	OSD OSDVerdict `json:"osd,omitzero"`
+	// PrefixCache reports the prefix cache (absent when the pool, or for
+	// the fleet every pool, has none; prefixmetrics.go).
+	PrefixCache *PrefixCacheMetrics `json:"prefix_cache,omitempty"`
+	// Disagg reports a disaggregated pool's stages and KV transfers
+	// (disagg.go; absent otherwise).
+	Disagg *DisaggMetrics `json:"disaggregated,omitempty"`
 }
 
 // PercentileMethod says how the latency quantiles of a summary were

@@ -115,6 +115,11 @@ type SeriesOptions struct {
 // DefaultSeriesIntervalS is the time series' default interval, s.
 const DefaultSeriesIntervalS = 1.0
 
+// MinSeriesIntervalS is the shortest interval simulate accepts, s: a finer
+// grid makes rows faster than the run makes requests (1 ns over a
+// 20-second run is 2·10¹⁰ intervals, a run that does not end).
+const MinSeriesIntervalS = 1e-3
+
 // series is the recorder's state.
 type series struct {
 	dt    float64

@@ -109,7 +109,7 @@ func newCapacityFlags() *capacityFlags {
 	fs.IntVar(&f.maxCtx, "max-ctx", 0, "--simulate: instance max context, tokens (0 = smallest power of two holding every request)")
 	fs.StringVar(&f.format, "format", "table", "output: table or json")
 	fs.StringVarP(&f.out, "out", "o", "", "write the output to `FILE` (atomically) instead of stdout")
-	fs.StringVar(&f.plotDir, "plot-dir", "", "write PNG plots (X_n over time with G; distribution of X_n per Δ) into this existing `DIR`")
+	fs.StringVar(&f.plotDir, "plot-dir", "", "write PNG plots (X_n over time with G; distribution of X_n per Δ) into `DIR` (created if missing)")
 	return f
 }
 
@@ -172,8 +172,8 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if f.plotDir != "" {
-		if fi, err := os.Stat(f.plotDir); err != nil || !fi.IsDir() {
-			return badInput("--plot-dir %q: not an existing directory", f.plotDir)
+		if err := checkCreatableDir("--plot-dir", f.plotDir, f.plotDir); err != nil {
+			return err
 		}
 		for _, name := range capacityPlotNames {
 			p := filepath.Join(f.plotDir, name)
@@ -244,74 +244,89 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 	if f.maxCtx < 0 {
 		return badInput("--max-ctx %d: want tokens >= 2 (or 0 = automatic)", f.maxCtx)
 	}
-	prof, err := loadCapacityProfile(f.profile)
-	if err != nil {
-		return err
-	}
-	reqs, input, err := f.loadRequests()
-	if err != nil {
-		return err
-	}
-	s, err := capacity.NewSeries(reqs, prof)
-	if err != nil {
-		return badInput("%s", oneLine(err))
-	}
-	rep := &capacityReport{Input: input, Requests: len(reqs), SpanS: s.Span(), TotalWork: s.Total, Profile: prof, WindowsS: windows}
-	if s.Span() > 0 {
-		rep.MeanUnits = s.Total / (prof.Tau * s.Span())
-	}
-	ws := make([]capacity.Windowed, len(windows))
-	for i, d := range windows {
-		if ws[i], err = capacity.Bucket(s, prof.Tau, d); err != nil {
-			if nb := s.Span()/d + 1; f.rate > 0 && d >= 1 && nb > capacity.MaxBuckets {
-				// A window of a second or more is an ordinary one (the
-				// default windows are 1, 5, 30 s): the span is --rate's
-				// doing (the requests generated or rescaled at that rate).
-				return badInput("--rate %v: %d requests at this rate span %.4g s, %.3g windows of %g s (at most %d); give --rate >= %.3g requests/s, fewer --requests or longer --windows",
-					f.rate, len(reqs), s.Span(), nb, d, capacity.MaxBuckets, f.rate*nb/capacity.MaxBuckets)
-			}
-			return badInput("%s", capacityFlagNames(oneLine(err)))
+	// Nothing is written before the report is complete: with --simulate a
+	// stop signal ends the command at once, wherever the work is (the
+	// planning steps and the fluid model's are not polled).
+	var (
+		rep *capacityReport
+		ws  []capacity.Windowed
+	)
+	if err := intr.await("nothing written", func() error {
+		if testHookPlanning != nil {
+			testHookPlanning(intr)
 		}
-	}
-	for _, t := range targets {
-		plan, err := capacity.PlanWindows(ws, prof, t)
-		if err != nil {
-			return badInput("%s", capacityFlagNames(oneLine(err)))
-		}
-		rep.Throughput = append(rep.Throughput, plan)
-	}
-	planUnits := float64(rep.Throughput[len(rep.Throughput)-1].Units)
-	if lt != nil {
-		fit, err := capacity.FitBaseline(reqs)
-		if err != nil {
-			return badInput("%s", oneLine(err))
-		}
-		base := make([]float64, len(reqs))
-		for i, r := range reqs {
-			base[i] = fit.Baseline.Predict(r)
-		}
-		lp, err := capacity.PlanLatency(s, base, prof, *lt)
-		if err != nil {
-			return badInput("%s", capacityFlagNames(oneLine(err)))
-		}
-		rep.Latency = &latencyReport{Baseline: fit, Plan: lp}
-		planUnits = float64(lp.MinUnits)
-	}
-	if f.simulate {
-		var target *capacitycheck.Target
-		if lt != nil {
-			target = &capacitycheck.Target{ThresholdS: lt.ThresholdS, Percentile: lt.Percentile, Metric: lt.Metric}
-			if target.Metric == "" {
-				target.Metric = capacity.MetricE2E
-			}
-		}
-		rep.Simulation, err = simulateCapacity(reqs, prof, f, instances, planUnits, target, intr.stopped)
-		if ierr := intr.err("nothing written"); ierr != nil {
-			return ierr
-		}
+		prof, err := loadCapacityProfile(f.profile)
 		if err != nil {
 			return err
 		}
+		reqs, input, err := f.loadRequests()
+		if err != nil {
+			return err
+		}
+		s, err := capacity.NewSeries(reqs, prof)
+		if err != nil {
+			return badInput("%s", oneLine(err))
+		}
+		rep = &capacityReport{Input: input, Requests: len(reqs), SpanS: s.Span(), TotalWork: s.Total, Profile: prof, WindowsS: windows}
+		if s.Span() > 0 {
+			rep.MeanUnits = s.Total / (prof.Tau * s.Span())
+		}
+		ws = make([]capacity.Windowed, len(windows))
+		for i, d := range windows {
+			if ws[i], err = capacity.Bucket(s, prof.Tau, d); err != nil {
+				if nb := s.Span()/d + 1; f.rate > 0 && d >= 1 && nb > capacity.MaxBuckets {
+					// A window of a second or more is an ordinary one (the
+					// default windows are 1, 5, 30 s): the span is --rate's
+					// doing (the requests generated or rescaled at that rate).
+					return badInput("--rate %v: %d requests at this rate span %.4g s, %.3g windows of %g s (at most %d); give --rate >= %.3g requests/s, fewer --requests or longer --windows",
+						f.rate, len(reqs), s.Span(), nb, d, capacity.MaxBuckets, f.rate*nb/capacity.MaxBuckets)
+				}
+				return badInput("%s", capacityFlagNames(oneLine(err)))
+			}
+		}
+		for _, t := range targets {
+			plan, err := capacity.PlanWindows(ws, prof, t)
+			if err != nil {
+				return badInput("%s", capacityFlagNames(oneLine(err)))
+			}
+			rep.Throughput = append(rep.Throughput, plan)
+		}
+		planUnits := float64(rep.Throughput[len(rep.Throughput)-1].Units)
+		if lt != nil {
+			fit, err := capacity.FitBaseline(reqs)
+			if err != nil {
+				return badInput("%s", oneLine(err))
+			}
+			base := make([]float64, len(reqs))
+			for i, r := range reqs {
+				base[i] = fit.Baseline.Predict(r)
+			}
+			lp, err := capacity.PlanLatency(s, base, prof, *lt)
+			if err != nil {
+				return badInput("%s", capacityFlagNames(oneLine(err)))
+			}
+			rep.Latency = &latencyReport{Baseline: fit, Plan: lp}
+			planUnits = float64(lp.MinUnits)
+		}
+		if f.simulate {
+			var target *capacitycheck.Target
+			if lt != nil {
+				target = &capacitycheck.Target{ThresholdS: lt.ThresholdS, Percentile: lt.Percentile, Metric: lt.Metric}
+				if target.Metric == "" {
+					target.Metric = capacity.MetricE2E
+				}
+			}
+			rep.Simulation, err = simulateCapacity(reqs, prof, f, instances, planUnits, target, intr.stopped)
+			if ierr := intr.err("nothing written"); ierr != nil {
+				return ierr
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	if f.plotDir != "" {
 		if rep.Plots, err = capacityPlots(f.plotDir, ws, rep); err != nil {
@@ -325,6 +340,10 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 		return writeCapacityTable(w, rep)
 	})
 }
+
+// testHookPlanning, when set (tests), is called as capacity starts its
+// work (with --simulate: under intr.await).
+var testHookPlanning func(*interrupter)
 
 // capacityFlagNames rewrites the planner's field names into flag names.
 func capacityFlagNames(msg string) string {
@@ -407,6 +426,13 @@ func (f *capacityFlags) loadRequests() ([]capacity.Request, string, error) {
 				return nil, "", badInput("--rate %v: the trace's rows share one timestamp, so it cannot be rescaled", f.rate)
 			}
 			scale = float64(len(rows)) / span / f.rate
+			if math.IsInf(scale*span, 0) {
+				// So small a rate spans more than a float holds (the
+				// first arrival would be 0 × Inf = NaN): the same refusal
+				// as a span too long for one-second windows.
+				return nil, "", badInput("--rate %v: %d requests at this rate span more than %.3g s; give --rate >= %.3g requests/s, fewer --requests or longer --windows",
+					f.rate, len(rows), math.MaxFloat64, float64(len(rows))/capacity.MaxBuckets)
+			}
 		}
 		reqs := make([]capacity.Request, len(rows))
 		for i, r := range rows {

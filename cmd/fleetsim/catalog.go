@@ -28,11 +28,12 @@ throughput, interconnect, power, $/GPU-hour with its source), the models (KV
 geometry, parameters, MoE experts) and the hand-written profiles (a100 = the
 papers' constants).
 
-Two kinds of name: a bare name (plan/simulate --gpu h100) is a hand-written
-PROFILE — for h100 the papers' A100 constants scaled by bandwidth, priced per
-GPU — not the H100 specification; 'catalog profile --gpu h100' takes the
-SPECIFICATION and computes an instance. To plan or simulate with a computed
-profile, name the instance: --gpu h100/llama-3.1-70b/tp4.
+A bare name (plan/simulate --gpu NAME) is a hand-written PROFILE when one has
+that name (a100 = the papers' constants, a10g, mi300x, h100-est = the A100
+constants scaled by bandwidth), and otherwise the SPECIFICATION serving
+llama-3.1-70b at the smallest TP that fits (h100 = h100/llama-3.1-70b).
+'catalog profile --gpu h100' takes the specification and computes an
+instance; name it to plan or simulate with it: --gpu h100/llama-3.1-70b/tp4.
 
 'catalog profile' computes one serving instance: a tensor-parallel group of
 --tp GPUs serving the model. It prints the KV budget (tp × memory × util −
@@ -315,20 +316,19 @@ func writeCatalogList(w io.Writer, format string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nThe profiles above are what a bare --gpu NAME means (h100 there is not the h100 specification).")
+	fmt.Fprintln(w, "\nThe profiles above are what a bare --gpu NAME means; another bare GPU name is its specification serving "+catalog.DefaultModel+".")
 	fmt.Fprintln(w, "Computed profiles: GPU/MODEL/tpN (e.g. h100/llama-3.1-70b/tp4); see 'fleetsim catalog profile --help'.")
 	return nil
 }
 
-// writeInstanceNote adds, under a plan table, the physical GPUs of pools
-// whose profile is a computed tensor-parallel instance (the table counts
-// instances).
+// writeInstanceNote adds, under a plan table, the arithmetic of the GPUs
+// of pools whose profile is a computed tensor-parallel instance.
 func writeInstanceNote(w io.Writer, methods []fleetopt.MethodPlan) {
 	for _, m := range methods {
 		for _, pp := range m.Pools {
 			if pp.TP > 0 {
-				fmt.Fprintf(w, "%s %s pool: %d instances × tp %d = %d GPUs (GPUs columns count instances; $ = instances × tp × $/GPU-h)\n",
-					m.Method, pp.Name, pp.GPUs, pp.TP, pp.PhysicalGPUs)
+				fmt.Fprintf(w, "%s %s pool: %d instances × tp %d = %d GPUs ($ = instances × tp × $/GPU-h; μ_gpu, slots and the eq. 8 and profiler counts are per instance)\n",
+					m.Method, pp.Name, pp.GPUs, pp.TP, pp.PhysicalGPUs())
 			}
 		}
 	}

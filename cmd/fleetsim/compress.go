@@ -27,6 +27,7 @@ type compressReport struct {
 	ROUGELRecall   float64 `json:"rouge_l_recall"`
 	TFIDFCosine    float64 `json:"tfidf_cosine"`
 	CompressMS     float64 `json:"compress_ms"` // wall time of the compression alone, ms
+	Text           string  `json:"text"`        // the compressed prompt (the --format text output)
 }
 
 func compressUsage(w io.Writer, fs *pflag.FlagSet) {
@@ -39,7 +40,7 @@ are always kept; the kept sentences are printed in their original order.
 Tokens are counted with the heuristic documented in docs/router.md.
 
 With --format json it prints the token counts, the fidelity metrics (ROUGE-L
-recall, TF-IDF cosine) and the compression time instead of the text.
+recall, TF-IDF cosine), the compression time and the compressed text.
 Bad input (including a budget smaller than the always-kept sentences) exits
 with status 2.
 
@@ -52,7 +53,7 @@ func runCompress(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("compress", pflag.ContinueOnError)
 	fs.SortFlags = false
 	budget := fs.Int("budget", 0, "token budget `N` of the compressed prompt (> 0), e.g. T_c = B_short − L_out")
-	format := fs.String("format", "text", "stdout: text (the compressed prompt) or json (metrics and timing)")
+	format := fs.String("format", "text", "stdout: text (the compressed prompt) or json (metrics, timing and the text)")
 	if help, err := parseFlags("compress", fs, args, stdout, compressUsage, true); help || err != nil {
 		return err
 	}
@@ -96,6 +97,7 @@ func runCompress(args []string, stdout, stderr io.Writer) error {
 		Sentences: res.Sentences, Kept: res.Kept, Compressed: res.Compressed,
 		ROUGELRecall: f.ROUGELRecall, TFIDFCosine: f.TFIDFCosine,
 		CompressMS: float64(elapsed.Nanoseconds()) / 1e6,
+		Text:       res.Text,
 	}
 	if res.OriginalTokens > 0 {
 		rep.Reduction = 1 - float64(res.Tokens)/float64(res.OriginalTokens)

@@ -66,3 +66,25 @@ func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// TestCompressJSONIncludesText: --format json carries the compressed text,
+// the same text --format text prints (issue 19: the JSON had only metrics).
+func TestCompressJSONIncludesText(t *testing.T) {
+	code, text, errOut := runCLI(t, "compress", "--budget", "1000", compressTestdata)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runCLI(t, "compress", "--budget", "1000", "--format", "json", compressTestdata)
+	if code != 0 {
+		t.Fatalf("json: exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Text *string `json:"text"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Text == nil || *rep.Text+"\n" != text && *rep.Text != text {
+		t.Fatalf("json text = %v, want the text output (%d bytes)", rep.Text, len(text))
+	}
+}

@@ -36,6 +36,9 @@ Experiments:
 		if e.Slow {
 			slow = " [simulates]"
 		}
+		if e.ByName {
+			slow += " [not in all]"
+		}
 		fmt.Fprintf(tw, "  %s\t%s%s\n", e.Name, e.Summary, slow)
 	}
 	tw.Flush()
@@ -76,7 +79,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 		experimentUsage(stdout, fs)
 		return nil
 	case "all":
-		list = experiments.All()
+		list = experiments.InAll()
 	default:
 		e, err := experiments.Lookup(name)
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 )
 
 // checkOutDir checks --out DIR of experiment before anything runs: an
-// existing directory, or a new one whose parent exists. The new directory
+// existing directory, or a new one (with its missing parents). The new directory
 // is created only when the report is written (writeReportDir), so a run
 // that fails leaves nothing behind.
 func checkOutDir(dir string) error {
@@ -25,11 +25,7 @@ func checkOutDir(dir string) error {
 	case !errors.Is(err, os.ErrNotExist):
 		return badInput("--out %q: %s", dir, oneLine(rootCause(err)))
 	}
-	parent := filepath.Dir(dir)
-	if pi, err := os.Stat(parent); err != nil || !pi.IsDir() {
-		return badInput("--out %q: parent directory %q does not exist", dir, parent)
-	}
-	return nil
+	return checkCreatableDir("--out", dir, filepath.Dir(dir))
 }
 
 // reportFile is one file of the report directory and its contents.
@@ -74,9 +70,10 @@ func writeReportDir(dir string, tables []experiments.Table, intro string) error 
 		}
 	}
 	created := false
-	if err := os.Mkdir(dir, 0o755); err == nil {
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		created = true
-	} else if !errors.Is(err, os.ErrExist) {
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return badInput("--out %q: %s", dir, oneLine(rootCause(err)))
 	}
 	for _, f := range files {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"image/color"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -15,8 +14,8 @@ import (
 	"github.com/fleetsim/fleetsim/sim/export"
 )
 
-// checkPlotPath validates --plot before any work: a .png or .svg path in an
-// existing directory.
+// checkPlotPath validates --plot before any work: a .png or .svg path in a
+// directory that exists or can be created.
 func checkPlotPath(path string) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".png" && ext != ".svg" {
@@ -25,10 +24,7 @@ func checkPlotPath(path string) error {
 	if err := export.CheckReplaceable(path); err != nil {
 		return badInput("--plot: %s", oneLine(err))
 	}
-	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
-		return badInput("--plot %q: directory %q does not exist", path, filepath.Dir(path))
-	}
-	return nil
+	return checkCreatableDir("--plot", path, filepath.Dir(path))
 }
 
 // plotFits draws every profile's ITL points and fitted line in one chart

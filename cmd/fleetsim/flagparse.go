@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/spf13/pflag"
 )
@@ -16,6 +17,11 @@ func parseFlags(name string, fs *pflag.FlagSet, args []string, stdout io.Writer,
 	usage func(io.Writer, *pflag.FlagSet), positional bool) (help bool, err error) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
+	if slices.Contains(textReportCommands, name) && fs.Lookup("report") == nil {
+		// runWithReport takes --report out of args before the command
+		// parses them; declared here, it is listed in --help.
+		fs.String("report", "", "also write stdout's tables and text as a self-contained HTML report to `FILE` (docs/report.md)")
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			usage(stdout, fs)

@@ -43,6 +43,19 @@ func badInput(format string, args ...any) error {
 	return &inputError{msg: fmt.Sprintf(format, args...)}
 }
 
+// exitOSDStop is the exit status of a simulate run that an enforce-mode
+// over-saturation detector stopped (docs/cli.md, "Exit status").
+const exitOSDStop = 3
+
+// exitStatusError ends a run that finished, outputs written, with a status
+// other than 0, 1 and 2, and one line on stderr.
+type exitStatusError struct {
+	code int
+	msg  string
+}
+
+func (e *exitStatusError) Error() string { return e.msg }
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -65,22 +78,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case name == "help":
 		// `fleetsim help CMD` is `fleetsim CMD --help`.
 		if _, ok := commands[args[0]]; !ok {
-			fmt.Fprintf(stderr, "fleetsim help: unknown command %q (run 'fleetsim help')\n", args[0])
+			fmt.Fprintln(stderr, unknownCommand("fleetsim help", args[0]))
 			return 2
 		}
 		return run([]string{args[0], "--help"}, stdout, stderr)
 	}
 	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "fleetsim: unknown command %q (run 'fleetsim help')\n", name)
+		fmt.Fprintln(stderr, unknownCommand("fleetsim", name))
 		return 2
 	}
 	err := runWithReport(name, cmd.run, args, stdout, stderr) // --report FILE (report_flag.go)
 	var in *inputError
 	var nr *export.NotRegularError
+	var st *exitStatusError
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &st):
+		fmt.Fprintf(stderr, "fleetsim %s: %s\n", name, st.msg)
+		return st.code
 	case errors.As(err, &in):
 		fmt.Fprintf(stderr, "fleetsim %s: %s\n", name, in.msg)
 		return 2

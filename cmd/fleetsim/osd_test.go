@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,7 +15,7 @@ func TestSimulateOSD(t *testing.T) {
 	out := t.TempDir()
 	code, stdout, stderr := runCLI(t, "simulate", "--osd", "enforce", "--pool", "one:a100:1:65536",
 		"--requests", "200000", "--warmup", "0", "--no-parquet", "--out", out)
-	if code != 0 {
+	if code != exitOSDStop {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if !strings.Contains(stdout, "STOPPED: over-saturation detected in one at 30.00 s") {
@@ -35,13 +34,7 @@ func TestSimulateOSD(t *testing.T) {
 			} `json:"osd"`
 		} `json:"pools"`
 	}
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummary(t, out, &sum)
 	if sum.OSDStop == nil || sum.OSDStop.By != "one" || !sum.Pools[0].OSD.Fired || sum.Requests > 40000 {
 		t.Errorf("summary: %d requests, stop %+v, pool verdict %+v", sum.Requests, sum.OSDStop, sum.Pools[0].OSD)
 	}
@@ -64,5 +57,47 @@ func TestSimulateOSD(t *testing.T) {
 	code, stdout, _ = runCLI(t, smallArgs(t.TempDir(), "--osd", "off")...)
 	if code != 0 || strings.Contains(stdout, "over-saturation") || !strings.Contains(stdout, "| off") {
 		t.Errorf("--osd off: exit %d, stdout:\n%s", code, stdout)
+	}
+}
+
+// TestSimulateOSDEnforceStopExit3: a run the enforce-mode detector stopped
+// exits with status 3 (docs/cli.md, "Exit status"), with one line on
+// stderr, and reports the pool that stopped it, and so the fleet, as
+// over-saturated (issue 19: it exited 0 and printed "overloaded: no"). Its
+// outputs are written, as for any finished run.
+func TestSimulateOSDEnforceStopExit3(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "simulate", "--osd", "enforce", "--pool", "one:a100:1:65536",
+		"--requests", "200000", "--warmup", "0", "--no-parquet", "--out", out)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "over-saturated") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("stderr %q: want one line saying the pool is over-saturated", stderr)
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if (strings.HasPrefix(l, "| one ") || strings.HasPrefix(l, "| fleet ")) && !strings.Contains(l, "| yes") {
+			t.Errorf("table row %q: want overloaded yes", l)
+		}
+	}
+	var sum struct {
+		Fleet struct {
+			Overloaded bool `json:"overloaded"`
+		} `json:"fleet"`
+		Pools []struct {
+			Overloaded bool `json:"overloaded"`
+		} `json:"pools"`
+	}
+	readSummary(t, out, &sum)
+	if !sum.Fleet.Overloaded || len(sum.Pools) != 1 || !sum.Pools[0].Overloaded {
+		t.Errorf("summary.json: fleet overloaded %v, pools %+v; want all true", sum.Fleet.Overloaded, sum.Pools)
+	}
+}
+
+// readSummary decodes DIR/summary.json into v.
+func readSummary(t *testing.T, dir string, v any) {
+	t.Helper()
+	if err := json.Unmarshal(readBytes(t, filepath.Join(dir, summaryFile)), v); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -8,12 +8,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
@@ -68,21 +68,6 @@ Flags:
 	fmt.Fprint(w, fs.FlagUsagesWrapped(100))
 }
 
-// parseSeconds reads a duration ("500ms", "0.5s") or plain seconds ("0.5").
-func parseSeconds(s string) (float64, error) {
-	if s == "" || s == "0" {
-		return 0, nil
-	}
-	if v, err := strconv.ParseFloat(s, 64); err == nil {
-		return v, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("want a duration such as 500ms or 0.5s")
-	}
-	return d.Seconds(), nil
-}
-
 // paretoPoint is one (B, γ) cell on the cost / latency plane.
 type paretoPoint struct {
 	BShort     int     `json:"b_short"`
@@ -103,13 +88,28 @@ type paretoReport struct {
 	Points           []paretoPoint `json:"points"`
 }
 
+// planMemoryLimit is the soft heap limit of plan and size
+// (runtime/debug.SetMemoryLimit) unless GOMEMLIMIT is set. The occupancy
+// model's largest chain is 64 MiB (queueing.MaxWindowStates); with the
+// limit the chains solved before it are collected before the heap doubles,
+// which keeps the peak RSS under 256 MiB at any accepted rate (the default
+// GC target, twice the live heap, reached 390 MB).
+const planMemoryLimit = 160 << 20
+
+func limitPlanMemory() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(planMemoryLimit)
+	}
+}
+
 func runPlan(args []string, stdout, stderr io.Writer) error {
+	limitPlanMemory()
 	fs := pflag.NewFlagSet("plan", pflag.ContinueOnError)
 	fs.SortFlags = false
 	wl := fs.String("workload", "azure", "token-length CDF: azure, lmsys, agent-heavy or a CDF JSON `FILE`")
 	rate := fs.Float64("rate", 1000, fmt.Sprintf("fleet arrival rate λ, requests/s, in [%g, %g]", minRate, maxRate))
 	sloS := fs.String("slo-ttft-p99", "0", "P99 TTFT target (500ms, 0.5s, or seconds); 0 = none: size by --rho-max only")
-	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): a hand-written profile "+strings.Join(catalog.GPUNames(), ", ")+" (not the catalog's GPU specifications of the same name), or a computed GPU/MODEL/tpN (docs/catalog.md)")
+	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): a hand-written profile "+strings.Join(catalog.GPUNames(), ", ")+", another catalog GPU (its specification serving "+catalog.DefaultModel+"), or a computed GPU/MODEL/tpN (docs/catalog.md)")
 	gpuLong := fs.String("gpu-long", "", "GPU profile of the long and homogeneous pools (default: --gpu)")
 	bShort := fs.Int("b-short", 0, "short-pool boundary and max context B_short, tokens, of pr and retrofit (default: the B FleetOpt's sweep picks, noted on stderr)")
 	gamma := fs.Float64("gamma", 1.5, fmt.Sprintf("C&R bandwidth γ of retrofit, in [1, %d]; the borderline band is (B, γB]", maxGamma))
@@ -296,7 +296,8 @@ func flagNames(msg string) string {
 
 // checkOut validates --out before any work is done: the path must not be a
 // directory, may only name a regular file if it exists, and its parent must
-// be an existing directory ("" and "-" = stdout).
+// be a directory or creatable (it is created when the file is written; ""
+// and "-" = stdout).
 func checkOut(path string) error {
 	if path == "" || path == "-" {
 		return nil
@@ -305,15 +306,8 @@ func checkOut(path string) error {
 		return badInput("--out %q: is a directory; want a file path such as %s", path, filepath.Join(path, "plan.json"))
 	}
 
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return badInput("--out %q: directory %q does not exist", path, dir)
-	case err != nil:
-		return badInput("--out %q: %s", path, oneLine(rootCause(err)))
-	case !fi.IsDir():
-		return badInput("--out %q: %q is not a directory", path, dir)
+	if err := checkCreatableDir("--out", path, filepath.Dir(path)); err != nil {
+		return err
 	}
 	if err := export.CheckReplaceable(path); err != nil {
 		return badInput("--out: %s", oneLine(err))
@@ -428,6 +422,9 @@ func writePlanTable(w io.Writer, p fleetopt.Plan) error {
 	if p.SLOTTFTP99S > 0 {
 		slo = fmt.Sprintf("%g s", p.SLOTTFTP99S)
 	}
+	if p.SLOTPOTP99S > 0 {
+		slo += fmt.Sprintf(", P99 TPOT SLO %g s", p.SLOTPOTP99S)
+	}
 	cal := p.Calibration
 	if p.Samples > 0 {
 		cal = fmt.Sprintf("%s (%d samples, seed %d)", cal, p.Samples, p.Seed)
@@ -447,7 +444,16 @@ func writePlanTable(w io.Writer, p fleetopt.Plan) error {
 		fmt.Fprintln(w)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "method\tB_short\tγ\tpool\tgpu\tmax_ctx\tslots\tλ req/s\tμ_gpu req/s\tCs²\tGPUs\tutil\tP99 wait s\tP99 TTFT s\t"
+	// Computed TP instances: GPUs counts GPUs (instances × tp), beside an
+	// instances column.
+	tp := slices.ContainsFunc(p.Methods, func(m fleetopt.MethodPlan) bool { return m.TotalPhysicalGPUs() != m.TotalGPUs })
+	inst := func(n int) string {
+		if tp {
+			return strconv.Itoa(n) + "\t"
+		}
+		return ""
+	}
+	head := "method\tB_short\tγ\tpool\tgpu\tmax_ctx\tslots\tλ req/s\tμ_gpu req/s\tCs²\t" + map[bool]string{true: "instances\t"}[tp] + "GPUs\tutil\tP99 wait s\tP99 TTFT s\t"
 	if occ {
 		head += "GPUs paper\tP(wait)\tP99 TPOT s\t"
 	}
@@ -458,8 +464,8 @@ func writePlanTable(w io.Writer, p fleetopt.Plan) error {
 			b, g = strconv.Itoa(m.BShort), fmt.Sprintf("%.1f", m.Gamma)
 		}
 		for _, pp := range m.Pools {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.2f\t%.4g\t%.3f\t%d\t%.3f\t%.3f\t%.3f\t",
-				m.Method, b, g, pp.Name, pp.GPU, pp.MaxCtx, pp.Slots, pp.ArrivalRate, pp.MuGPU, pp.Cs2, pp.GPUs, pp.Utilization, pp.P99WaitS, pp.P99TTFTS)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%.2f\t%.4g\t%.3f\t%s%d\t%.3f\t%.3f\t%.3f\t",
+				m.Method, b, g, pp.Name, pp.GPU, pp.MaxCtx, pp.Slots, pp.ArrivalRate, pp.MuGPU, pp.Cs2, inst(pp.GPUs), pp.PhysicalGPUs(), pp.Utilization, pp.P99WaitS, pp.P99TTFTS)
 			if occ && pp.Occupancy != nil {
 				fmt.Fprintf(tw, "%d\t%.4f\t%.4f\t", pp.GPUsPaper, pp.Occupancy.PWait, pp.Occupancy.P99TPOTS)
 			}
@@ -471,14 +477,14 @@ func writePlanTable(w io.Writer, p fleetopt.Plan) error {
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "method\tGPUs\tcost $K/yr\tsavings\tα′\tclosed form α′(1−1/ρ)\teq. 8 GPUs\teq. 8 savings\tprofiler GPUs\tarchetype\t")
+	fmt.Fprintln(tw, "method\t"+map[bool]string{true: "instances\t"}[tp]+"GPUs\tcost $K/yr\tsavings\tα′\tclosed form α′(1−1/ρ)\teq. 8 GPUs\teq. 8 savings\tprofiler GPUs\tarchetype\t")
 	for _, m := range p.Methods {
 		arch := m.Archetype
 		if arch == "" {
 			arch = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.1f%%\t%.4f\t%.1f%%\t%.1f\t%.1f%%\t%d\t%s\t\n",
-			m.Method, m.TotalGPUs, m.AnnualUSD/1000, 100*m.Savings, m.AlphaPrime, 100*m.ClosedForm, m.Corrected, 100*m.CorrectedSav, m.ProfilerGPUs, arch)
+		fmt.Fprintf(tw, "%s\t%s%d\t%.0f\t%.1f%%\t%.4f\t%.1f%%\t%.1f\t%.1f%%\t%d\t%s\t\n",
+			m.Method, inst(m.TotalGPUs), m.TotalPhysicalGPUs(), m.AnnualUSD/1000, 100*m.Savings, m.AlphaPrime, 100*m.ClosedForm, m.Corrected, 100*m.CorrectedSav, m.ProfilerGPUs, arch)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -64,3 +64,33 @@ func TestPlanOccupancyBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanOccupancyRecordsSLO: the occupancy plan records the targets it
+// applied (issue 19: `--slo-ttft-p99 500ms` sized the pools but the table
+// said "P99 TTFT SLO none" and the JSON "slo_ttft_p99_s": 0), and its table
+// names them.
+func TestPlanOccupancyRecordsSLO(t *testing.T) {
+	args := []string{"plan", "--workload", "azure", "--b-short", "4096", "--method", "pr",
+		"--service-model", "occupancy", "--slo-ttft-p99", "500ms", "--slo-tpot-p99", "50ms"}
+	code, out, errOut := runCLI(t, append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		TTFT float64 `json:"slo_ttft_p99_s"`
+		TPOT float64 `json:"slo_tpot_p99_s"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.TTFT != 0.5 || doc.TPOT != 0.05 {
+		t.Errorf("slo_ttft_p99_s = %g, slo_tpot_p99_s = %g; want 0.5 and 0.05", doc.TTFT, doc.TPOT)
+	}
+	code, out, errOut = runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if first, _, _ := strings.Cut(out, "\n"); !strings.Contains(first, "P99 TTFT SLO 0.5 s") || !strings.Contains(first, "P99 TPOT SLO 0.05 s") {
+		t.Errorf("table header %q: want the P99 TTFT SLO 0.5 s and P99 TPOT SLO 0.05 s", first)
+	}
+}

@@ -141,7 +141,7 @@ func TestPlanBadInput(t *testing.T) {
 		{[]string{"--b-short", "4096", "--method", "pr", "--slo-ttft-p99", "100ms"}, "prefill"},
 		{[]string{"--workload", "agent-heavy", "--b-short", "128", "--method", "pr"}, "empty"},
 		{[]string{"--b-short", "4096", "--gamma", "0.9"}, "--gamma"},
-		{[]string{"--gpu", "h200", "--b-short", "4096"}, "h200/MODEL/tpN"}, // a GPU specification, not a profile
+		{[]string{"--gpu", "v100", "--b-short", "4096"}, `unknown GPU "v100"`}, // h200 was refused; since issue 19 a bare specification name serves catalog.DefaultModel
 		{[]string{"--gpu", "z900", "--b-short", "4096"}, "unknown GPU"},
 		{[]string{"--method", "fleetopt", "--fix-b"}, "--fix-b: needs --b-short"},
 		{[]string{"--b-short", "4096", "--format", "yaml"}, "--format"},
@@ -325,12 +325,11 @@ func TestPlanAtMaxRate(t *testing.T) {
 }
 
 // TestPlanOut: --out is checked before the plan is computed (an existing
-// directory or a missing parent exits 2 naming --out and the user's path,
+// directory or a parent that is a file exits 2 naming --out and the user's path,
 // never the temporary file), and a good path gets the whole output, mode
 // 0644, with no temporary file left beside it.
 func TestPlanOut(t *testing.T) {
 	dir := t.TempDir()
-	missing := filepath.Join(dir, "nonexist", "dir", "p.json")
 	notDir := filepath.Join(dir, "file")
 	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -341,7 +340,7 @@ func TestPlanOut(t *testing.T) {
 	// the rename with exit 1, and the missing parent named ".plan-NNN.tmp".
 	for _, tt := range []struct{ out, want string }{
 		{dir, "is a directory"},
-		{missing, "does not exist"},
+		{filepath.Join(notDir, "sub", "p.json"), "not a directory"},
 		{filepath.Join(notDir, "p.json"), "not a directory"},
 	} {
 		for _, extra := range [][]string{{"--b-short", "4096", "--method", "pr", "--slo-ttft-p99", "100ms"}, {"--memory"}} {

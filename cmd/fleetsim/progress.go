@@ -6,10 +6,12 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
+// isTerminal reports whether w is a character device (a terminal); a
+// variable so that tests can draw progress bars into a buffer.
+var isTerminal = func(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
@@ -35,6 +37,7 @@ type progressBar struct {
 	start time.Time
 	last  time.Time
 	drawn bool
+	width int // runes of the line on screen (0: none)
 }
 
 func newProgressBar(w io.Writer, total int64) *progressBar {
@@ -54,7 +57,11 @@ func (p *progressBar) update(arrived int64) {
 		return
 	}
 	p.last, p.drawn = now, true
-	fmt.Fprintf(p.w, "\r%s", p.line(arrived, now.Sub(p.start)))
+	line := p.line(arrived, now.Sub(p.start))
+	n := utf8.RuneCountInString(line)
+	// A shorter line than the last one blanks the rest.
+	fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", max(p.width-n, 0)))
+	p.width = max(p.width, n)
 }
 
 // line is the bar for n arrivals after elapsed wall-clock time.
@@ -92,9 +99,11 @@ func roundDuration(d time.Duration) string {
 	return d.Round(100 * time.Millisecond).String()
 }
 
-// done clears the bar's line.
+// done clears the bar's line, however long it was, and leaves the cursor at
+// its start; call it before printing results (a second call does nothing).
 func (p *progressBar) done() {
-	if p.drawn {
-		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", 100))
+	if p.width > 0 {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
+		p.width = 0
 	}
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -44,5 +47,70 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 	if code, out, _ := runCLI(t, "simulate", "--help"); code != 0 || !strings.HasPrefix(out, "Usage: fleetsim simulate") {
 		t.Errorf("simulate --help: exit %d, stdout %q", code, out[:min(len(out), 80)])
+	}
+}
+
+// screen returns the lines a terminal shows for s: "\r" returns to the
+// start of the line (later characters overwrite earlier ones), "\x1b[K"
+// erases to the end of the line, "\n" starts a new line.
+func screen(s string) []string {
+	var lines []string
+	line, col := []rune{}, 0
+	rs := []rune(s)
+	for i := 0; i < len(rs); i++ {
+		switch {
+		case rs[i] == '\n':
+			lines = append(lines, strings.TrimRight(string(line), " "))
+			line, col = line[:0], 0
+		case rs[i] == '\r':
+			col = 0
+		case rs[i] == '\x1b' && i+2 < len(rs) && rs[i+1] == '[' && rs[i+2] == 'K':
+			line = line[:col]
+			i += 2
+		default:
+			if col < len(line) {
+				line[col] = rs[i]
+			} else {
+				line = append(line, rs[i])
+			}
+			col++
+		}
+	}
+	return append(lines, strings.TrimRight(string(line), " "))
+}
+
+// TestProgressBarCleared: on a terminal, the finished bar is gone before
+// the results are printed, whatever its length (issue 19: the bar was
+// cleared with 100 spaces after the table, so the table's first line was
+// glued to "ETA 0s"). stdout and stderr are the same terminal here.
+func TestProgressBarCleared(t *testing.T) {
+	defer func(f func(io.Writer) bool) { isTerminal = f }(isTerminal)
+	isTerminal = func(io.Writer) bool { return true }
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"simulate", "--requests", "70000", "--out", filepath.Join(dir, "sim")},
+		{"sweep", "--rates", "200,400", "--duration", "10", "--out", filepath.Join(dir, "sweep")},
+		{"validate", "--requests", "70000", "--method", "homo"},
+	} {
+		var term bytes.Buffer
+		if code := run(args, &term, &term); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, term.String())
+		}
+		if !strings.Contains(term.String(), "ETA") {
+			t.Fatalf("%v: no progress bar drawn", args)
+		}
+		for _, l := range screen(term.String()) {
+			if strings.Contains(l, "ETA") || strings.Contains(l, "elapsed") {
+				t.Errorf("%v: the bar is still on screen: %q", args, l)
+			}
+		}
+	}
+	// A bar longer than 100 columns is cleared too.
+	var b bytes.Buffer
+	p := newCountBar(&b, 123456789, "find-max-rate with a long name", "runs", "runs/s")
+	p.update(123456789)
+	p.done()
+	if got := screen(b.String()); len(got) != 1 || got[0] != "" {
+		t.Errorf("after done the screen shows %q", got)
 	}
 }

@@ -117,3 +117,29 @@ func TestTextCommandReport(t *testing.T) {
 		t.Errorf("--report plan.txt: exit %d, %q", code, stderr)
 	}
 }
+
+// TestReportFlagInHelp: --report FILE worked on plan, size, validate,
+// capacity, optimize and experiment but none of their --help listed it.
+func TestReportFlagInHelp(t *testing.T) {
+	for _, name := range textReportCommands {
+		code, stdout, stderr := runCLI(t, name, "--help")
+		if code != 0 || !strings.Contains(stdout, "--report FILE") {
+			t.Errorf("fleetsim %s --help: exit %d, no --report FILE in its flags (stderr %q)", name, code, stderr)
+		}
+	}
+}
+
+// TestTextReportOfEmptyStdout: plan -o FILE --report r.html printed nothing
+// on stdout, and the report was its metadata alone, without a word; it now
+// says where the output went.
+func TestTextReportOfEmptyStdout(t *testing.T) {
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "plan.html")
+	code, _, stderr := runCLI(t, "plan", "-o", filepath.Join(dir, "plan.md"), "--report", rep)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if b := readBytes(t, rep); !bytes.Contains(b, []byte("printed nothing on stdout")) {
+		t.Errorf("report of an empty stdout does not say so:\n%s", b[bytes.LastIndex(b, []byte("</style>")):])
+	}
+}

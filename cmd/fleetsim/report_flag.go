@@ -43,7 +43,11 @@ func runWithReport(name string, run func([]string, io.Writer, io.Writer) error, 
 		{"written by", strings.Join(append([]string{"fleetsim", name}, rest...), " ")},
 		{"fleetsim version", version},
 	}
-	rep := export.TextReport("fleetsim "+name+" report", meta, out.String())
+	text := out.String()
+	if strings.TrimSpace(text) == "" { // e.g. plan -o FILE: the output went to a file
+		text = "fleetsim " + name + " printed nothing on stdout: its output went to the file its flags name."
+	}
+	rep := export.TextReport("fleetsim "+name+" report", meta, text)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("--report %s: %w", path, err)
 	}

@@ -95,8 +95,9 @@ func newSimFlags() *simFlags {
 	fs.StringVar(&f.plan, "plan", "", "simulate the fleet of a plan `FILE` written by 'fleetsim plan --format json' (its pools, router settings, workload and rate; flags override the workload, rate and router)")
 	fs.StringVar(&f.planMethod, "plan-method", "", "with --plan: the plan's method to simulate: homo, pr, retrofit or fleetopt (needed when the plan holds several)")
 	fs.Float64Var(&f.warmup, "warmup", d.WarmupFraction, "fraction of the first arrivals kept in the output as warm-up and left out of the metrics, in [0, 1)")
-	fs.Float64Var(&f.sloTTFT, "slo-ttft", d.SLO.TTFTS, "TTFT target for SLO attainment, seconds")
-	fs.Float64Var(&f.sloTPOT, "slo-tpot", d.SLO.TPOTS, "TPOT target for SLO attainment, seconds")
+	f.sloTTFT, f.sloTPOT = d.SLO.TTFTS, d.SLO.TPOTS
+	fs.Var(secondsValue{&f.sloTTFT}, "slo-ttft", "TTFT target for SLO attainment (500ms, 0.5s, or seconds)")
+	fs.Var(secondsValue{&f.sloTPOT}, "slo-tpot", "TPOT target for SLO attainment (80ms, 0.08s, or seconds)")
 	fs.StringVar(&f.out, "out", "out", "output `DIR`: DIR/"+requestsFile+" and DIR/"+summaryFile+" (created if missing)")
 	fs.StringVar(&f.osd, "osd", sim.OSDMonitor, "over-saturation detector (guidellm's OSD, per pool and for the fleet, docs/osd.md): monitor (report whether and when it fired), enforce (also stop the run there) or off")
 	fs.BoolVar(&f.noParquet, "no-parquet", false, "do not write "+requestsFile)
@@ -323,6 +324,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 			return badInput("--out %q: %s", f.out, oneLine(err))
 		}
 	}
+	if err := checkRunDir(f.out, kindSimulate); err != nil {
+		return err
+	}
 	return simulate(cfg, src, f, stdout, stderr)
 }
 
@@ -334,6 +338,10 @@ func (f *simFlags) outputNames() []string {
 	}
 	return names
 }
+
+// testHookRan, when set (tests), is called once the simulation has ended,
+// before the outputs are finished: a test delivers a stop signal there.
+var testHookRan func(*interrupter)
 
 // simulate runs a validated scenario and writes its outputs.
 func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr io.Writer) (err error) {
@@ -366,6 +374,8 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	info := export.FileInfo{
 		Version: version,
 		Meta:    map[string]string{export.MetaSeed: strconv.FormatUint(cfg.Seed, 10), export.MetaScenario: string(scen)},
+		// The prefix-cache/disaggregation columns (docs/prefix.md).
+		Extended: cfg.ExtendedRecords(),
 	}
 	if f.extra.parquet() {
 		parquet, err = export.NewParquetSinkInfo(filepath.Join(f.out, requestsFile), info)
@@ -382,6 +392,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		return err
 	}
 	defer extra.abort() // no-op for the files closed
+	clearBar := func() {}
 	if isTerminal(stderr) {
 		total := int64(cfg.Workload.Requests)
 		if sz, ok := src.(workload.Sized); ok {
@@ -389,17 +400,25 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		}
 		bar := newProgressBar(stderr, total)
 		opts.Progress = bar.update
+		clearBar = bar.done
 		defer bar.done()
 	}
 	sum, err := sim.Run(cfg, src, sink, opts)
+	clearBar() // before anything is printed
 	if err != nil {
 		if errors.Is(err, sim.ErrStopped) {
 			return intr.err("no output written")
+		}
+		if errors.Is(err, export.ErrSeriesTooLong) {
+			return badInput("--timeseries-interval %q: %v; a longer interval, or off", f.extra.interval, export.ErrSeriesTooLong)
 		}
 		return err
 	}
 	if err := src.Err(); err != nil {
 		return badInput("%s", workloadError(err))
+	}
+	if testHookRan != nil {
+		testHookRan(intr)
 	}
 	if sum.Version == "" {
 		sum.Version = version
@@ -408,7 +427,8 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	var outputs []export.OutputFile
 	var wrote, labels []string // paths written; how stdout names them
 	defer func() {
-		if err != nil { // a failed run leaves none of its files behind
+		var st *exitStatusError
+		if err != nil && !errors.As(err, &st) { // a failed run leaves none of its files behind
 			for _, p := range wrote {
 				os.Remove(p)
 			}
@@ -455,6 +475,16 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		wrote = append(wrote, p)
 		labels = append(labels, p)
 	}
+	// A stop signal while the outputs were written ends the run like one
+	// during the simulation: the deferred cleanup removes what was written
+	// (before the run directory's marker is written and an earlier run's
+	// stale files removed).
+	if err := intr.err("no output written"); err != nil {
+		return err
+	}
+	if err := finishRunDir(f.out, kindSimulate, wrote, true); err != nil {
+		return err
+	}
 
 	note := stdout
 	if f.format == "json" {
@@ -480,8 +510,19 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	if sum.OSDStop != nil && f.format == "json" {
 		fmt.Fprintln(stderr, export.OSDVerdictLine(sum))
 	}
-	_, err = fmt.Fprintf(note, "wrote %s\n", strings.Join(labels, ", "))
-	return err
+	if _, err = fmt.Fprintf(note, "wrote %s\n", strings.Join(labels, ", ")); err != nil {
+		return err
+	}
+	if st := sum.OSDStop; st != nil {
+		who := "pool " + st.By
+		if st.By == "fleet" {
+			who = "the fleet"
+		}
+		return &exitStatusError{code: exitOSDStop, msg: fmt.Sprintf(
+			"stopped by the over-saturation detector (--osd enforce): %s over-saturated at %.2f s; outputs written (exit status %d)",
+			who, st.DetectedAtS, exitOSDStop)}
+	}
+	return nil
 }
 
 // workloadError is a workload error on one line, prefixed "workload".

@@ -41,14 +41,20 @@ func (o *simOutputs) check(noParquet bool) error {
 		o.intervalS = 0
 	} else {
 		v, err := parseSeconds(o.interval)
-		if err != nil || v < 0 || v != v || v > sim.MaxArrivalS {
-			return badInput("--timeseries-interval %q: want a duration > 0 such as 1s or 500ms, or 0/off for none", o.interval)
+		if err != nil || v != 0 && !(v >= sim.MinSeriesIntervalS && v <= sim.MaxArrivalS) {
+			return badInput("--timeseries-interval %q: want a duration from 1ms to %gs such as 1s or 500ms, or 0/off for none", o.interval, sim.MaxArrivalS)
 		}
 		o.intervalS = v
 	}
-	for _, f := range o.formats {
+	if len(o.formats) == 0 {
+		return badInput("--requests-format \"\": want one or more of parquet, csv, jsonl (comma-separated; --no-parquet alone writes no per-request file)")
+	}
+	for i, f := range o.formats {
 		if !slices.Contains([]string{"parquet", "csv", "jsonl"}, f) {
 			return badInput("--requests-format %q: allowed: parquet, csv, jsonl (comma-separated)", f)
+		}
+		if slices.Contains(o.formats[:i], f) {
+			return badInput("--requests-format %q: %s named twice", strings.Join(o.formats, ","), f)
 		}
 	}
 	if noParquet {
@@ -120,7 +126,7 @@ func (o *simOutputs) start(dir string, info export.FileInfo, sink sim.Sink, opts
 		default:
 			continue
 		}
-		t, err := export.NewTextSink(filepath.Join(dir, name), f)
+		t, err := export.NewTextSinkExt(filepath.Join(dir, name), f, info.Extended)
 		if err != nil {
 			r.abort()
 			return nil, nil, err

@@ -212,3 +212,43 @@ func TestSimulateReport(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeSeriesIntervalRange: an interval under 1 ms was accepted, and
+// 1ns over a 20-second run (2·10¹⁰ intervals) ran for minutes, grew to
+// 1 GB and failed on Parquet's row-group limit; it is refused up front,
+// exit 2, with the allowed range in the message (1e9s, over the longest
+// arrival time, was refused as "want a duration > 0").
+func TestTimeSeriesIntervalRange(t *testing.T) {
+	dir := t.TempDir()
+	for _, iv := range []string{"1ns", "0.5ms", "1e-300", "1e9s"} {
+		o := filepath.Join(dir, "bad")
+		code, _, stderr := runCLI(t, append(append([]string{}, smallRun...), "--out", o, "--timeseries-interval", iv)...)
+		if code != 2 || !strings.Contains(stderr, "--timeseries-interval") || !strings.Contains(stderr, "from 1ms to") {
+			t.Errorf("--timeseries-interval %s: exit %d, stderr %q; want 2 and the allowed range", iv, code, stderr)
+		}
+		if _, err := os.Stat(o); !os.IsNotExist(err) {
+			t.Errorf("--timeseries-interval %s: %s created", iv, o)
+		}
+	}
+	code, _, stderr := runCLI(t, append(append([]string{}, smallRun...), "--out", filepath.Join(dir, "ok"), "--timeseries-interval", "1ms")...)
+	if code != 0 {
+		t.Errorf("--timeseries-interval 1ms: exit %d: %s", code, stderr)
+	}
+}
+
+// TestRequestsFormatOnce: "csv,csv" wrote requests.csv twice (two sinks on
+// one path, "wrote requests.csv, requests.csv") and "" wrote no per-request
+// file without a word; both are refused, exit 2.
+func TestRequestsFormatOnce(t *testing.T) {
+	dir := t.TempDir()
+	for _, bad := range []string{"csv,csv", "parquet,jsonl,parquet", ""} {
+		o := filepath.Join(dir, "bad")
+		code, _, stderr := runCLI(t, append(append([]string{}, smallRun...), "--out", o, "--requests-format", bad)...)
+		if code != 2 || !strings.Contains(stderr, "--requests-format") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("--requests-format %q: exit %d, stderr %q; want 2 and one line naming the flag", bad, code, stderr)
+		}
+		if _, err := os.Stat(o); !os.IsNotExist(err) {
+			t.Errorf("--requests-format %q: %s created", bad, o)
+		}
+	}
+}

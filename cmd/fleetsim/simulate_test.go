@@ -53,7 +53,7 @@ func TestSimulateBadInput(t *testing.T) {
 	unknownKey := writeFile(t, dir, "unknown.yaml", "seed: 1\nworklaod:\n  rate: 5\n")
 	badValue := writeFile(t, dir, "badvalue.yaml", "workload:\n  rate: -3\n")
 	badJSON := writeFile(t, dir, "bad.json", `{"seed": "one"}`)
-	badGPU := writeFile(t, dir, "gpu.json", `{"pools": [{"name": "x", "gpu": "b200", "count": 1, "max_ctx": 4096}]}`)
+	badGPU := writeFile(t, dir, "gpu.json", `{"pools": [{"name": "x", "gpu": "v100", "count": 1, "max_ctx": 4096}]}`)
 	badBShort := writeFile(t, dir, "bshort.yaml", "router: {kind: cr, b_short: 9000}\n")
 	unusedGamma := writeFile(t, dir, "gamma.yaml", "router: {kind: spillover, gamma: 1.5}\n")
 	codeGate := writeFile(t, dir, "gate.yaml", "router: {kind: cr, compressible: [prose, code]}\n")
@@ -70,7 +70,7 @@ func TestSimulateBadInput(t *testing.T) {
 	}
 	notJSON := writeFile(t, dir, "notjson.json", "pools: [short]\n")
 	noMethods := writeFile(t, dir, "nomethods.json", `{"workload": "azure", "rate": 10, "methods": []}`)
-	planGPU := writeFile(t, dir, "plangpu.json", `{"methods": [{"method": "pr", "pools": [{"name": "short", "gpu": "b200", "max_ctx": 4096, "gpus": 2}]}]}`)
+	planGPU := writeFile(t, dir, "plangpu.json", `{"methods": [{"method": "pr", "pools": [{"name": "short", "gpu": "v100", "max_ctx": 4096, "gpus": 2}]}]}`)
 	planCount := writeFile(t, dir, "plancount.json", `{"methods": [{"method": "pr", "pools": [{"name": "short", "gpu": "a100", "max_ctx": 4096, "gpus": 0}]}]}`)
 	planCtx := writeFile(t, dir, "planctx.json", `{"methods": [{"method": "pr", "pools": [{"name": "short", "gpu": "a100", "max_ctx": 9000000, "gpus": 1}]}]}`)
 	planGamma := writeFile(t, dir, "plangamma.json", `{"methods": [{"method": "retrofit", "gamma": 0.5, "p_c": 1, "pools": [{"name": "short", "gpu": "a100", "max_ctx": 4096, "gpus": 1}]}]}`)
@@ -86,7 +86,7 @@ func TestSimulateBadInput(t *testing.T) {
 		{"zero rate", []string{"--rate", "0"}, []string{"workload.rate", "0"}},
 		{"rate not a number", []string{"--rate", "fast"}, []string{"rate", "fast"}},
 		{"zero requests", []string{"--requests", "0"}, []string{"workload.requests", "0"}},
-		{"unknown GPU", []string{"--pool", "x:b200:1:4096"}, []string{"pools[0].gpu", "b200", "a100"}},
+		{"unknown GPU", []string{"--pool", "x:v100:1:4096"}, []string{"pools[0].gpu", "v100", "a100"}},
 		{"max ctx over KV budget", []string{"--pool", "x:a100:1:2000000"}, []string{"pools[0].max_ctx", "2000000", "KV budget"}},
 		{"duplicate pool", []string{"--pool", "a:a100:1:4096", "--pool", "a:a100:2:8192"}, []string{"pools[1].name", `"a"`, "duplicate"}},
 		{"zero count", []string{"--pool", "a:a100:0:4096"}, []string{"pools[0].count", "0"}},
@@ -115,7 +115,7 @@ func TestSimulateBadInput(t *testing.T) {
 		{"config unknown key", []string{"--config", unknownKey}, []string{"--config", "worklaod"}},
 		{"config bad value", []string{"--config", badValue}, []string{"workload.rate", "-3"}},
 		{"config bad JSON type", []string{"--config", badJSON}, []string{"--config", "seed"}},
-		{"config unknown GPU", []string{"--config", badGPU}, []string{"pools[0].gpu", "b200"}},
+		{"config unknown GPU", []string{"--config", badGPU}, []string{"pools[0].gpu", "v100"}},
 		{"router b_short above the short pool", []string{"--config", badBShort}, []string{"b_short", "9000"}},
 		{"zero SLO", []string{"--slo-ttft", "0"}, []string{"slo.ttft_s", "0"}},
 
@@ -163,7 +163,7 @@ func TestSimulateBadInput(t *testing.T) {
 		{"plan without methods", []string{"--plan", noMethods}, []string{"--plan", "no methods"}},
 		{"plan several methods", []string{"--plan", plan}, []string{"--plan", "homo, pr, retrofit, fleetopt", "--plan-method"}},
 		{"plan unknown method", []string{"--plan", plan, "--plan-method", "magic"}, []string{"--plan", `"magic"`, "not in the plan"}},
-		{"plan unknown GPU", []string{"--plan", planGPU}, []string{"--plan", "b200"}},
+		{"plan unknown GPU", []string{"--plan", planGPU}, []string{"--plan", "v100"}},
 		{"plan zero GPUs", []string{"--plan", planCount}, []string{"--plan", "gpus 0"}},
 		{"plan max ctx", []string{"--plan", planCtx}, []string{"--plan", "max_ctx 9000000"}},
 		{"plan gamma", []string{"--plan", planGamma}, []string{"--plan", "gamma 0.5"}},
@@ -261,8 +261,8 @@ func TestSimulateOutputs(t *testing.T) {
 		t.Errorf("no per-pool table on stdout:\n%s", stdout)
 	}
 	entries, _ := os.ReadDir(out)
-	if len(entries) != 4 {
-		t.Errorf("--out holds %d entries, want 4 (no temporary files): %v", len(entries), entries)
+	if len(entries) != 5 {
+		t.Errorf("--out holds %d entries, want 4 and the run marker (no temporary files): %v", len(entries), entries)
 	}
 	recs, err := export.ReadParquet(filepath.Join(out, requestsFile))
 	if err != nil {

@@ -28,9 +28,14 @@ The pools and their traffic come from the planner, as in 'fleetsim plan'
 model's count n0, gallops (±s, 2s, 4s, ...; s = max(1, n0/64)) to a bracket
 and bisects, and every
 candidate sees the same requests (common random numbers: seeds 1..K).
-A count is accepted when, on every seed, the pool's P99 TTFT and P99 TPOT
-are within the targets, its slot utilization within --util-cap (if set)
-and it is not overloaded; the count below it failed on at least one seed.
+Each run is the pool's part of a whole-fleet 'fleetsim simulate --requests
+N --warmup 0.2' (N = --requests, raised until the warm-up covers five mean
+slot times). A count is accepted when, on every seed, the pool's P99 TTFT
+and P99 TPOT are within the targets with 95% confidence (batch quantiles;
+an unclear run is repeated with 2N, 4N; still unclear fails), its slot
+utilization within --util-cap (if set) and it is not overloaded; the count
+below it failed on at least one seed. The count is then confirmed on
+fresh seeds K+1..K+C (--confirm-seeds) and raised until they pass too.
 (Rejections are router misroutes, which no GPU count changes; they are
 reported per seed in the JSON, not counted against a candidate.)
 
@@ -43,7 +48,8 @@ pool held. Load-aware spillover is not offered.
 Prints the paper model's, the occupancy model's and the simulated GPU
 count per pool, the cost and the margin to each target at the chosen size.
 Progress goes to stderr; --format json for scripts. Bad input (no target,
-an unreachable target, --seeds 0) exits with status 2.
+an unreachable target, --seeds 0, a rate whose runs would exceed
+20,000,000 requests) exits with status 2.
 
 Flags:
 `)
@@ -67,7 +73,8 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 	tpotS := fs.String("slo-tpot-p99", "0", "P99 TPOT target (e.g. 50ms); 0 = none")
 	utilCap := fs.Float64("util-cap", 0, "cap on the measured slot utilization, in (0, 1); 0 = none")
 	seeds := fs.Int("seeds", sweep.DefaultSeeds, "K: every candidate is simulated with seeds 1..K and must pass on all")
-	requests := fs.Int("requests", sweep.DefaultSizeRequests, "measured requests per pool and run (a warm-up of five mean slot times is added)")
+	confirm := fs.Int("confirm-seeds", 0, "fresh seeds K+1..K+N the chosen count must also pass (it is raised until it does); 0 = K")
+	requests := fs.Int("requests", sweep.DefaultSizeRequests, "N: fleet requests per run; each pool's run is its part of a whole-fleet 'simulate --requests N --warmup 0.2' (N raised until the warm-up covers five mean slot times; doubled up to 4× while a P99's 95% interval straddles its target)")
 	format := fs.String("format", "table", "output: table or json")
 	if help, err := parseFlags("size", fs, args, stdout, sizeUsage, false); help || err != nil {
 		return err
@@ -86,6 +93,8 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case *seeds < 1:
 		return badInput("--seeds %d: must be >= 1 (every seed must meet every target)", *seeds)
+	case *confirm < 0 || *confirm > 1000:
+		return badInput("--confirm-seeds %d: must be in [0, 1000] (0: as many as --seeds)", *confirm)
 	case *requests < 100:
 		// The library reads 0 as its default; on the command line 0 is a mistake.
 		return badInput("--requests %d: must be >= 100 measured requests per pool", *requests)
@@ -98,7 +107,7 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := sweep.SizeConfig{Workload: *wl, Rate: *rate, Method: strings.ToLower(*method), BShort: *bShort, Gamma: *gamma, PC: *pc,
 		GPU: *gpu, GPULong: *gpuLong, Timing: *timing, RhoMax: *rhoMax, SLOTTFTS: slo, SLOTPOTS: tpot, UtilCap: *utilCap,
-		Seeds: *seeds, Requests: *requests,
+		Seeds: *seeds, ConfirmSeeds: *confirm, Requests: *requests,
 		Progress: func(msg string) { fmt.Fprintln(stderr, "size: "+msg) }}
 	// A stop signal ends the simulations: one line, exit 1, nothing
 	// printed (like simulate).
@@ -122,7 +131,7 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 
 // sizeFlagNames turns the library's field names into flags.
 func sizeFlagNames(msg string) string {
-	for _, f := range []string{"seeds", "requests", "util-cap", "slo-tpot-p99", "method", "b-short", "workload", "gpu", "gpu-long"} {
+	for _, f := range []string{"seeds", "confirm-seeds", "requests", "util-cap", "slo-tpot-p99", "method", "b-short", "workload", "gpu", "gpu-long"} {
 		if strings.HasPrefix(msg, f+" ") {
 			return "--" + msg
 		}

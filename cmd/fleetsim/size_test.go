@@ -21,6 +21,11 @@ func TestSizeBadInput(t *testing.T) {
 		// and ran 50,000 requests per pool (review7).
 		{[]string{"--requests", "0"}, "--requests 0"},
 		{[]string{"--seeds", "1e9"}, "--seeds"},
+		{[]string{"--confirm-seeds", "-1"}, "--confirm-seeds -1"},
+		// Issue 20 item 2: at 10⁷ req/s size ran silently for over a
+		// minute; now a run longer than size simulates is refused at once
+		// (after the occupancy model, whose chains are now bounded).
+		{[]string{"--rate", "1e7"}, "--rate 1e+07 requests/s: a run of pool short needs"},
 	} {
 		code, _, errs := runCLI(t, append([]string{"size"}, tt.args...)...)
 		if code != 2 || !strings.Contains(errs, tt.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -96,7 +95,7 @@ func newSweepFlags() *sweepFlags {
 	fs.StringVar(&f.shard, "shard", "", "run shard `I/N` of the grid only (points with index mod N = I) and write DIR/"+partsDir+"/part-I-of-N.parquet")
 	fs.BoolVar(&f.points, "points", false, "also write each point's per-request Parquet to DIR/"+pointsDir+"/point-NNNNNN.parquet")
 	fs.BoolVar(&f.noPlots, "no-plots", false, "do not draw the plots")
-	fs.StringVar(&f.out, "out", "sweep", "output `DIR` (created if missing)")
+	fs.StringVar(&f.out, "out", "sweep", "output `DIR` (created if missing; default maxrate with --find-max-rate)")
 	fs.BoolVar(&f.findMax, "find-max-rate", false, "search, per seed, the highest rate the over-saturation detector does not flag (needs --duration)")
 	fs.IntVar(&f.probes, "probes", 6, "--find-max-rate: rates first run, evenly spaced up to the saturated throughput")
 	fs.Float64Var(&f.rateTol, "rate-tol", 0.01, "--find-max-rate: stop bisecting when the bracket is within this fraction of the rate, in (0, 1)")
@@ -146,6 +145,7 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput("%s", oneLine(err))
 	}
+	f.out = f.outDir()
 	if f.out == "" {
 		return badInput("--out \"\": an output directory is needed")
 	}
@@ -156,6 +156,13 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	if f.workers < 0 {
 		return badInput("--workers %d: must be >= 0 (0: GOMAXPROCS)", f.workers)
+	}
+	kind := kindSweep
+	if f.findMax {
+		kind = kindMaxRate
+	}
+	if err := checkRunDir(f.out, kind); err != nil {
+		return err
 	}
 	if err := checkReportPath(f.sim.extra.report); err != nil {
 		return err
@@ -168,12 +175,13 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	return f.runGrid(g, shard, stdout, stderr, stop)
 }
 
-// stopOnSignal returns a Stop function that turns true on SIGINT or
-// SIGTERM, and the function that stops listening.
+// stopOnSignal returns a Stop function that turns true on a stop signal
+// (stopSignals: SIGINT, SIGTERM, SIGHUP, SIGQUIT), and the function that
+// stops listening.
 func stopOnSignal() (func() bool, func()) {
 	var stop atomic.Bool
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals...)
 	go func() {
 		if _, ok := <-sigs; ok {
 			stop.Store(true)
@@ -280,7 +288,7 @@ func (f *sweepFlags) grid() (*sweep.Grid, sweep.Shard, error) {
 	}
 	if f.findMax {
 		err = f.checkFindMax(g)
-	} else {
+	} else if err = f.checkNoFindMax(); err == nil {
 		err = g.Validate()
 	}
 	if err != nil {
@@ -394,12 +402,15 @@ func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io
 		}
 	}
 	n := len(shard.Points(g.Size()))
+	clearBar := func() {}
 	if isTerminal(stderr) {
 		bar := newCountBar(stderr, int64(n), "sweep", "points", "points/s")
 		opts.Progress = func(done, _ int) { bar.update(int64(done)) }
+		clearBar = bar.done
 		defer bar.done()
 	}
 	res, err := sweep.Run(g, opts)
+	clearBar() // before anything is printed
 	if err != nil {
 		if errors.Is(err, sim.ErrStopped) {
 			return fmt.Errorf("interrupted: sweep.parquet not written")
@@ -467,9 +478,31 @@ func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io
 	if err := export.WriteSweepTable(stdout, rows); err != nil {
 		return err
 	}
+	// A shard's run leaves the other shards' parts alone: it records only
+	// the kind.
+	var recorded []string
+	if shard.N == 0 {
+		recorded = written
+	}
+	if err := finishRunDir(f.out, kindSweep, recorded, shard.N == 0); err != nil {
+		return err
+	}
 	if f.points {
 		wrote = append(wrote, filepath.Join(f.out, pointsDir)+"/point-*.parquet")
 	}
+	if shard.N == 0 {
+		removeStaleOutputs(f.out, written)
+	}
 	fmt.Fprintf(stderr, "wrote %s\n", strings.Join(wrote, ", "))
 	return nil
+}
+
+// outDir is --out, or by default ./sweep for a grid and ./maxrate for
+// --find-max-rate (so that a search does not write into a grid's
+// directory).
+func (f *sweepFlags) outDir() string {
+	if f.findMax && !f.fs.Changed("out") {
+		return "maxrate"
+	}
+	return f.out
 }

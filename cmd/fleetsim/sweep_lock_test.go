@@ -5,7 +5,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,18 +19,20 @@ func TestSweepOutLocked(t *testing.T) {
 	out := t.TempDir()
 	// a live holder: this process
 	lock := filepath.Join(out, export.LockName)
-	if err := os.WriteFile(lock, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+	unlock, err := export.LockDir(out)
+	if err != nil {
 		t.Fatal(err)
 	}
 	code, _, stderr := runCLI(t, sweepArgs(out, "--rates", "20")...)
+	unlock()
 	want := fmt.Sprintf("another fleetsim process (pid %d) is writing its outputs there", os.Getpid())
 	if code != 1 || !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 		t.Fatalf("locked --out: exit %d, stderr %q; want exit 1 and one line containing %q", code, stderr, want)
 	}
-	if ents, _ := os.ReadDir(out); len(ents) != 1 {
+	if ents, _ := os.ReadDir(out); len(ents) != 0 {
 		t.Errorf("locked --out: the refused sweep wrote into it: %v", ents)
 	}
-	// a lock left by a process that is gone is taken over (and removed)
+	// a lock file left by a process that is gone is taken over (and removed)
 	if err := os.WriteFile(lock, []byte("999999999\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

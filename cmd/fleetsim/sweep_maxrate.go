@@ -11,6 +11,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/sim/export"
+	"github.com/fleetsim/fleetsim/sim/osd"
 	"github.com/fleetsim/fleetsim/sim/sweep"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -29,6 +30,20 @@ func (f *sweepFlags) checkFindMax(g *sweep.Grid) error {
 	if !(g.DurationS > 0) {
 		return fmt.Errorf("--duration %v: --find-max-rate needs the simulated seconds of each probe, > 0 (e.g. 300)", g.DurationS)
 	}
+	if f.fs.Changed("osd") {
+		return fmt.Errorf("--osd %s: --find-max-rate runs the over-saturation detector in enforce mode on every probe (its parameters come from the scenario's osd.params); leave --osd out", f.sim.osd)
+	}
+	if g.Base.OSD.Mode == sim.OSDOff {
+		return fmt.Errorf("osd.mode off: --find-max-rate needs the over-saturation detector (it runs it in enforce mode on every probe)")
+	}
+	p := osd.DefaultConfig()
+	if g.Base.OSD.Params != nil {
+		p = *g.Base.OSD.Params
+	}
+	if m := sweep.MinProbeDurationS(p); !(g.DurationS >= m) {
+		return fmt.Errorf("--duration %v: a probe shorter than %g s cannot be decided by the over-saturation detector (2 × max(minimum_duration_s %g, minimum_ttft_s %g, minimum_window_size %d); docs/sweep.md)",
+			g.DurationS, m, p.MinimumDuration, p.MinimumTTFT, p.MinimumWindowSize)
+	}
 	if f.probes < 1 || f.probes > 1000 {
 		return fmt.Errorf("--probes %d: must be in [1, 1000]", f.probes)
 	}
@@ -41,6 +56,20 @@ func (f *sweepFlags) checkFindMax(g *sweep.Grid) error {
 	cfg := g.Base
 	cfg.Workload.Rate = 1 // any valid rate: the search sets it
 	return cfg.Validate()
+}
+
+// maxRateOnlyFlags are the flags that only tune --find-max-rate.
+var maxRateOnlyFlags = []string{"probes", "rate-tol", "saturation-requests"}
+
+// checkNoFindMax refuses the --find-max-rate flags without it: they would
+// do nothing.
+func (f *sweepFlags) checkNoFindMax() error {
+	for _, name := range maxRateOnlyFlags {
+		if f.fs.Changed(name) {
+			return fmt.Errorf("--%s %s: only with --find-max-rate (it tunes the rate search)", name, f.fs.Lookup(name).Value)
+		}
+	}
+	return nil
 }
 
 // findMaxRate runs the rate search per seed and reports the bracket.
@@ -56,12 +85,15 @@ func (f *sweepFlags) findMaxRate(g *sweep.Grid, stdout, stderr io.Writer, stop f
 		DurationS: g.DurationS, Probes: f.probes, RelTol: f.rateTol,
 		SaturationRequests: f.satRequest, Workers: f.workers, Stop: stop,
 	}
+	clearBar := func() {}
 	if isTerminal(stderr) {
 		bar := newCountBar(stderr, 1, "find-max-rate", "runs", "runs/s")
 		o.Progress = func(done, total int) { bar.total = int64(total); bar.update(int64(done)) }
+		clearBar = bar.done
 		defer bar.done()
 	}
 	res, err := sweep.FindMaxRate(g.Base, seeds, o)
+	clearBar() // before anything is printed
 	if err != nil {
 		if errors.Is(err, sim.ErrStopped) {
 			return fmt.Errorf("interrupted: nothing written")
@@ -93,6 +125,9 @@ func (f *sweepFlags) findMaxRate(g *sweep.Grid, stdout, stderr io.Writer, stop f
 	if err := export.WriteFileAtomic(p, []byte(runs.String())); err != nil {
 		return err
 	}
+	if err := finishRunDir(f.out, kindMaxRate, []string{p}, true); err != nil {
+		return err
+	}
 	fmt.Fprintf(stderr, "wrote %s\n", p)
 	return nil
 }
@@ -114,4 +149,9 @@ func writeMaxRateTable(b *strings.Builder, res []sweep.MaxRate) {
 		minHeld, maxFired = min(minHeld, m.Held), max(maxFired, m.Fired)
 	}
 	fmt.Fprintf(b, "\nEvery seed held at %g req/s; every seed fired by %g req/s.\n", minHeld, maxFired)
+	for _, m := range res {
+		if m.AboveSaturation {
+			fmt.Fprintf(b, "Warning: seed %d held at %g req/s, above its saturated throughput %.3f req/s: no fleet sustains more than it completes with every request offered at once, so the probes were too short for the detector to see this overload; a longer --duration settles it.\n", m.Seed, m.Held, m.SaturatedRPS)
+		}
+	}
 }

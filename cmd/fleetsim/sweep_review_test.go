@@ -61,7 +61,7 @@ func TestSweepFileStrict(t *testing.T) {
 // the search had started).
 func TestFindMaxRateHugeSaturationRequests(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	code, _, stderr := runCLI(t, sweepArgs(out, "--find-max-rate", "--duration", "10", "--saturation-requests", "1000000000000")...)
+	code, _, stderr := runCLI(t, sweepArgs(out, "--find-max-rate", "--duration", "60", "--saturation-requests", "1000000000000")...)
 	if code != 2 || !strings.Contains(stderr, "--saturation-requests") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("exit %d, stderr %q; want 2 and one line naming --saturation-requests", code, stderr)
 	}

@@ -55,7 +55,7 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	wl := fs.String("workload", "azure", "token-length CDF: azure, lmsys, agent-heavy or a CDF JSON `FILE`")
 	rate := fs.Float64("rate", 1000, "fleet arrival rate λ, requests/s")
 	bShort := fs.Int("b-short", 4096, "short-pool boundary and max context B_short, tokens (pr, retrofit; fleetopt: 0 = sweep B)")
-	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): a hand-written profile "+strings.Join(catalog.GPUNames(), ", ")+" (not the catalog's GPU specifications of the same name), or a computed GPU/MODEL/tpN (docs/catalog.md)")
+	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): a hand-written profile "+strings.Join(catalog.GPUNames(), ", ")+", another catalog GPU (its specification serving "+catalog.DefaultModel+"), or a computed GPU/MODEL/tpN (docs/catalog.md)")
 	gpuLong := fs.String("gpu-long", "", "GPU profile of the long and homogeneous pools (default: --gpu)")
 	method := fs.String("method", "pr", "homo, pr, retrofit or fleetopt")
 	gamma := fs.Float64("gamma", 1.5, "C&R bandwidth γ of retrofit (>= 1)")
@@ -130,21 +130,26 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	intr := catchSignals()
 	defer intr.release()
 	cfg.Stop = intr.stopped
+	var bar *progressBar
+	clearBar := func() {
+		if bar != nil {
+			bar.done()
+		}
+	}
 	if isTerminal(stderr) {
-		var bar *progressBar
-		cfg.Start = func(n int) { bar = newProgressBar(stderr, int64(n)) }
+		cfg.Start = func(n int) {
+			clearBar() // the previous run's bar
+			bar = newProgressBar(stderr, int64(n))
+		}
 		cfg.Progress = func(n int64) {
 			if bar != nil {
 				bar.update(n)
 			}
 		}
-		defer func() {
-			if bar != nil {
-				bar.done()
-			}
-		}()
+		defer clearBar()
 	}
 	v, err := experiments.Validate(cfg)
+	clearBar() // before anything is printed
 	if errors.Is(err, sim.ErrStopped) {
 		return intr.err("validation stopped, nothing printed")
 	}

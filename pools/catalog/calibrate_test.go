@@ -99,7 +99,7 @@ func TestFittedPresets(t *testing.T) {
 // for every other profile — the papers' hand-written a100 among them.
 func TestAutoTiming(t *testing.T) {
 	for _, c := range []struct{ gpu, want string }{
-		{"a100", TimingKV}, {"h100", TimingKV}, {"mi300x", TimingKV},
+		{"a100", TimingKV}, {"h100-est", TimingKV}, {"mi300x", TimingKV}, {"h100", TimingCalibrated}, // bare h100: h100/llama-3.1-70b (issue 19)
 		{"a100/llama-3.1-70b/tp4", TimingCalibrated}, {"h100/llama-3.1-8b/tp1", TimingCalibrated},
 		{"l40s/llama-3.1-8b/tp1", TimingKV},
 	} {

@@ -51,8 +51,8 @@ var catalog = map[string]GPU{
 		ChunkTokens: 512, BlockTokens: 16, CostPerHour: 2.21,
 		Source: "FleetOpt paper §7.1; token-budget paper App. A",
 	},
-	"h100": {
-		Name: "h100", Description: "NVIDIA H100-80GB SXM serving Llama-3-70B (fp16 KV)",
+	"h100-est": {
+		Name: "h100-est", Description: "NVIDIA H100-80GB SXM serving Llama-3-70B (fp16 KV)",
 		W: 0.0048, H: 0.00039, KVBlocks: 65536, MaxSlots: 128, CalibCtx: 8192,
 		ChunkTokens: 512, BlockTokens: 16, CostPerHour: 3.90,
 		Source: "estimate: A100 constants scaled by HBM bandwidth (3.35/2.04 TB/s); not from the papers",
@@ -71,11 +71,17 @@ var catalog = map[string]GPU{
 	},
 }
 
+// DefaultModel is the model a bare GPU specification name serves: "h200"
+// is "h200/llama-3.1-70b", at the smallest TP that fits.
+const DefaultModel = "llama-3.1-70b"
+
 // LookupGPU returns the catalog profile with the given name (case-insensitive).
 //
 // A name GPU/MODEL/tpN (or GPU/MODEL, which picks the smallest TP that
 // fits) is a computed profile: the GPU's specification and the model's
-// geometry through Instance.Profile, e.g. "h100/llama-3.1-70b/tp4".
+// geometry through Instance.Profile, e.g. "h100/llama-3.1-70b/tp4". A bare
+// name is a hand-written profile (a100, a10g, h100-est, mi300x), else a GPU
+// specification serving DefaultModel ("h100" is "h100/llama-3.1-70b").
 func LookupGPU(name string) (GPU, error) {
 	if strings.Contains(name, "/") {
 		in, err := ParseInstanceName(name)
@@ -87,8 +93,12 @@ func LookupGPU(name string) (GPU, error) {
 	g, ok := catalog[strings.ToLower(name)]
 	if !ok {
 		if h, err := LookupHardware(name); err == nil {
-			return GPU{}, fmt.Errorf("%q is a GPU specification, not a profile: name an instance %s/MODEL/tpN (e.g. %s/llama-3.1-70b/tp4); hand-written profiles: %s",
-				name, h.Name, h.Name, strings.Join(GPUNames(), ", "))
+			g, err := LookupGPU(h.Name + "/" + DefaultModel)
+			if err != nil {
+				return GPU{}, fmt.Errorf("%q is %s/%s (a bare GPU specification serves %s): %w; name an instance %s/MODEL/tpN",
+					name, h.Name, DefaultModel, DefaultModel, err, h.Name)
+			}
+			return g, nil
 		}
 		return GPU{}, fmt.Errorf("unknown GPU %q (allowed: %s, or GPU/MODEL/tpN)", name, strings.Join(GPUNames(), ", "))
 	}

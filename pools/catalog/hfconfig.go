@@ -34,6 +34,7 @@ type hfConfig struct {
 	VHeadDim           int      `json:"v_head_dim"`
 	TieEmbeddings      bool     `json:"tie_word_embeddings"`
 	TorchDType         string   `json:"torch_dtype"`
+	DType              string   `json:"dtype"` // transformers >= 4.56's name for torch_dtype
 	Quant              *hfQuant `json:"quantization_config"`
 	PositionEmbeddings int      `json:"max_position_embeddings"`
 }
@@ -71,7 +72,8 @@ func hfDTypeNames() []string {
 // or MoE experts; norms and biases ignored). Weights are 2 bytes per
 // parameter for bfloat16/float16 (or no torch_dtype), 4 for float32, 1 for
 // float8_e4m3fn/float8_e5m2 or when the config's quantization_config is
-// fp8; another torch_dtype is an error, as are a key given twice and a
+// fp8 (dtype, transformers' newer name, is read as torch_dtype); another
+// torch_dtype or quant_method is an error, as are a key given twice and a
 // hidden_size not divisible by the heads without head_dim. The KV cache is
 // 2 bytes per element. An MLA
 // config (kv_lora_rank) gets the equivalent KV geometry kv_heads = 1,
@@ -168,11 +170,24 @@ func ParseHFConfig(name string, data []byte) (Model, error) {
 	} else {
 		m.Params = embed + L*(attn+dense)
 	}
-	bytes, ok := hfDTypeBytes[strings.ToLower(c.TorchDType)]
-	if !ok {
-		return Model{}, fmt.Errorf("config.json %s: torch_dtype = %q: unknown (allowed: %s; absent: 2 bytes per parameter)", name, c.TorchDType, strings.Join(hfDTypeNames(), ", "))
+	dtype, dkey := c.TorchDType, "torch_dtype"
+	switch {
+	case c.DType != "" && c.TorchDType != "" && !strings.EqualFold(c.DType, c.TorchDType):
+		return Model{}, fmt.Errorf("config.json %s: torch_dtype = %q and dtype = %q differ; give one of them", name, c.TorchDType, c.DType)
+	case c.DType != "":
+		dtype, dkey = c.DType, "dtype"
 	}
-	if c.Quant != nil && strings.EqualFold(c.Quant.Method, "fp8") {
+	bytes, ok := hfDTypeBytes[strings.ToLower(dtype)]
+	if !ok {
+		return Model{}, fmt.Errorf("config.json %s: %s = %q: unknown (allowed: %s; absent: 2 bytes per parameter)", name, dkey, dtype, strings.Join(hfDTypeNames(), ", "))
+	}
+	if c.Quant != nil {
+		// Only fp8's weight size is known here; another method (AWQ,
+		// GPTQ, bitsandbytes: 4 or 8 bits plus scales) would be costed
+		// at the dtype's bytes without a word.
+		if !strings.EqualFold(c.Quant.Method, "fp8") {
+			return Model{}, fmt.Errorf("config.json %s: quantization_config.quant_method = %q: unknown (allowed: fp8, 1 byte per parameter; give a model_spec with weight_bytes for another quantization)", name, c.Quant.Method)
+		}
 		bytes = 1
 	}
 	m.WeightBytes = m.Params * bytes

@@ -11,16 +11,7 @@ import (
 // gave a truncated head_dim, and a key given twice took the last value.
 // Each is now a one-line error naming the key.
 func TestHFConfigStrict(t *testing.T) {
-	base, err := os.ReadFile("testdata/llama-3.1-8b-config.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	edit := func(old, new string) []byte {
-		if !strings.Contains(string(base), old) {
-			t.Fatalf("testdata lacks %q", old)
-		}
-		return []byte(strings.Replace(string(base), old, new, 1))
-	}
+	edit := llamaConfigEdit(t)
 	for _, tc := range []struct {
 		data []byte
 		want string
@@ -45,5 +36,21 @@ func TestHFConfigStrict(t *testing.T) {
 		if err != nil || m.WeightBytes != m.Params*b {
 			t.Errorf("torch_dtype %s: %v bytes for %v params (%v), want %v per parameter", dt, m.WeightBytes, m.Params, err, b)
 		}
+	}
+}
+
+// llamaConfigEdit returns a function giving testdata's Llama-3.1-8B
+// config.json with its first old replaced by new.
+func llamaConfigEdit(t *testing.T) func(old, new string) []byte {
+	t.Helper()
+	base, err := os.ReadFile("testdata/llama-3.1-8b-config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(old, new string) []byte {
+		if !strings.Contains(string(base), old) {
+			t.Fatalf("testdata lacks %q", old)
+		}
+		return []byte(strings.Replace(string(base), old, new, 1))
 	}
 }

@@ -6,17 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"unicode"
 )
 
 // CheckDuplicateKeys returns an error naming the first key that appears
 // twice in one JSON object of data; encoding/json would keep the last value
-// without a word. Syntax errors are left to the decoder (nil here).
+// without a word. Keys that differ only by case are the same key: the
+// decoder matches a field without regard to case. Syntax errors are left to the decoder (nil here).
 func CheckDuplicateKeys(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	// Each open object has its set of keys; arrays have nil. expectKey
 	// says whether the next string in the current object is a key.
 	type frame struct {
-		keys      map[string]bool
+		keys      map[string]string // folded key → the key as written
 		expectKey bool
 	}
 	var stack []frame
@@ -32,7 +35,7 @@ func CheckDuplicateKeys(data []byte) error {
 			}
 			switch d {
 			case '{':
-				stack = append(stack, frame{keys: map[string]bool{}, expectKey: true})
+				stack = append(stack, frame{keys: map[string]string{}, expectKey: true})
 			case '[':
 				stack = append(stack, frame{})
 			default:
@@ -48,13 +51,30 @@ func CheckDuplicateKeys(data []byte) error {
 		}
 		if stack[top].expectKey {
 			k, _ := tok.(string)
-			if stack[top].keys[k] {
+			fk := foldKey(k)
+			if first, dup := stack[top].keys[fk]; dup {
+				if first != k {
+					return fmt.Errorf("key %q given twice in one object (as %q; keys match regardless of case)", k, first)
+				}
 				return fmt.Errorf("key %q given twice in one object", k)
 			}
-			stack[top].keys[k] = true
+			stack[top].keys[fk] = k
 			stack[top].expectKey = false
 		} else {
 			stack[top].expectKey = true
 		}
 	}
+}
+
+// foldKey maps each rune of k to the smallest rune of its simple case
+// folding orbit, so that foldKey(a) == foldKey(b) exactly when
+// bytes.EqualFold(a, b), encoding/json's rule for matching a field.
+func foldKey(k string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, k)
 }

@@ -13,7 +13,7 @@ func TestLookupPoolGPUs(t *testing.T) {
 	}
 	for _, c := range []struct{ short, long, want string }{
 		{"z900", "a100", `gpu "z900": unknown GPU "z900"`},
-		{"a100", "h200", `gpu-long "h200": "h200" is a GPU specification`},
+		{"a100", "q999", `gpu-long "q999": unknown GPU "q999"`},
 	} {
 		_, _, err := LookupPoolGPUs(c.short, c.long)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -74,6 +75,12 @@ func ParseProfileFileInstance(data []byte, readFile func(path string) ([]byte, e
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil || !errors.Is(err, io.EOF) {
 		return GPU{}, nil, fmt.Errorf("profile file: holds more than one YAML document; want one")
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err == nil {
+		if p, v, line := FractionInInt(&doc, reflect.TypeOf(f)); p != "" {
+			return GPU{}, nil, fmt.Errorf("profile file: line %d: %s = %s: must be a whole number", line, p, v)
+		}
 	}
 	specs := f.GPU != "" || f.GPUSpec != nil
 	if (f.Constants != nil) == specs {

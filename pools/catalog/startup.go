@@ -60,12 +60,13 @@ func (s Startup) DelayS(weightBytes float64) float64 {
 // profileModels names the model each hand-written profile serves (its
 // Description), for its weight bytes.
 var profileModels = map[string]string{
-	"a100": "llama-3-70b", "h100": "llama-3-70b", "a10g": "llama-3.1-8b", "mi300x": "qwen3-235b-a22b",
+	"a100": "llama-3-70b", "h100-est": "llama-3-70b", "a10g": "llama-3.1-8b", "mi300x": "qwen3-235b-a22b",
 }
 
 // WeightBytes returns the weights one instance of the named profile loads,
-// bytes: the model of a computed profile GPU/MODEL/tpN, or the model a
-// hand-written profile's description names.
+// bytes: the model of a computed profile GPU/MODEL/tpN, the model a
+// hand-written profile's description names, or DefaultModel for a bare
+// GPU specification name.
 func WeightBytes(profile string) (float64, error) {
 	name := strings.ToLower(profile)
 	if strings.Contains(name, "/") {
@@ -76,6 +77,9 @@ func WeightBytes(profile string) (float64, error) {
 		return in.Model.WeightBytes, nil
 	}
 	model, ok := profileModels[name]
+	if _, err := LookupHardware(name); !ok && err == nil {
+		model, ok = DefaultModel, true // a bare specification serves DefaultModel
+	}
 	if !ok {
 		return 0, fmt.Errorf("gpu %q: no model known for its weights (give a computed profile GPU/MODEL/tpN)", profile)
 	}

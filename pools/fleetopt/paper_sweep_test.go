@@ -18,7 +18,7 @@ import (
 // what the paper-mode CLI output was produced with before the fast path.
 func TestPaperCellCostMatchesGeneral(t *testing.T) {
 	a100, _ := catalog.LookupGPU("a100")
-	h100, _ := catalog.LookupGPU("h100")
+	h100, _ := catalog.LookupGPU("h100-est")
 	gammas := append(DefaultGammas(), 1.05, 3, 7.5, 1000)
 	hits := 0
 	for _, w := range paperPR {

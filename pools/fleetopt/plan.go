@@ -177,26 +177,29 @@ func (c Config) Validate() error {
 
 // PoolPlan is one sized pool. JSON keys are part of the CLI contract.
 type PoolPlan struct {
-	Name         string  `json:"name"`                    // "short", "long" or "homogeneous"
-	GPU          string  `json:"gpu"`                     // catalog name
-	MaxCtx       int     `json:"max_ctx"`                 // max context, tokens
-	Slots        int     `json:"slots"`                   // sequences per GPU at MaxCtx
-	SliceLo      int     `json:"slice_lo"`                // calibration slice (lo, hi], tokens
-	SliceHi      int     `json:"slice_hi"`                //
-	ArrivalRate  float64 `json:"arrival_rate"`            // λ_p, requests/s
-	MuGPU        float64 `json:"mu_gpu"`                  // n_slots/E[S], requests/s per GPU
-	MeanServiceS float64 `json:"mean_service_s"`          // E[S], s
-	Cs2          float64 `json:"cs2"`                     // Var[S]/E[S]²
-	GPUs         int     `json:"gpus"`                    // planned GPU count (instances of the profile)
-	TP           int     `json:"tp,omitempty"`            // GPUs per instance of a computed profile (0: the profile does not state it)
-	PhysicalGPUs int     `json:"physical_gpus,omitempty"` // GPUs × TP for a computed profile
-	GPUsByRhoMax int     `json:"gpus_by_rho_max"`         // ceil(λ/(ρ_max μ_gpu))
-	Utilization  float64 `json:"utilization"`             // λ/(GPUs·μ_gpu)
-	P99WaitS     float64 `json:"p99_wait_s"`              // Kimura P99 wait at GPUs, s
-	P99PrefillS  float64 `json:"p99_prefill_s"`           // prefill of the P99-length request at the operating point, s
-	IterS        float64 `json:"iter_s"`                  // iteration time at the operating point, s
-	P99TTFTS     float64 `json:"p99_ttft_s"`              // P99 wait + P99 prefill + one iteration, s
-	ProfilerGPUs int     `json:"profiler_gpus"`           // token-budget profiler ceil(λ/μ·β)
+	Name         string  `json:"name"`           // "short", "long" or "homogeneous"
+	GPU          string  `json:"gpu"`            // catalog name
+	MaxCtx       int     `json:"max_ctx"`        // max context, tokens
+	Slots        int     `json:"slots"`          // sequences per GPU at MaxCtx
+	SliceLo      int     `json:"slice_lo"`       // calibration slice (lo, hi], tokens
+	SliceHi      int     `json:"slice_hi"`       //
+	ArrivalRate  float64 `json:"arrival_rate"`   // λ_p, requests/s
+	MuGPU        float64 `json:"mu_gpu"`         // n_slots/E[S], requests/s per GPU
+	MeanServiceS float64 `json:"mean_service_s"` // E[S], s
+	Cs2          float64 `json:"cs2"`            // Var[S]/E[S]²
+	// GPUs is the planned count of instances of the profile (GPUs of a
+	// hand-written profile, TP groups of a computed one). In JSON, for a
+	// computed profile (TP > 0), "instances" holds it and "gpus" the
+	// physical GPUs, GPUs × TP (planjson.go).
+	GPUs         int     `json:"gpus"`
+	TP           int     `json:"tp,omitempty"`    // GPUs per instance of a computed profile (0: the profile does not state it)
+	GPUsByRhoMax int     `json:"gpus_by_rho_max"` // ceil(λ/(ρ_max μ_gpu))
+	Utilization  float64 `json:"utilization"`     // λ/(GPUs·μ_gpu)
+	P99WaitS     float64 `json:"p99_wait_s"`      // Kimura P99 wait at GPUs, s
+	P99PrefillS  float64 `json:"p99_prefill_s"`   // prefill of the P99-length request at the operating point, s
+	IterS        float64 `json:"iter_s"`          // iteration time at the operating point, s
+	P99TTFTS     float64 `json:"p99_ttft_s"`      // P99 wait + P99 prefill + one iteration, s
+	ProfilerGPUs int     `json:"profiler_gpus"`   // token-budget profiler ceil(λ/μ·β)
 	USDPerHour   float64 `json:"usd_per_gpu_hour"`
 	AnnualUSD    float64 `json:"annual_cost_usd"`
 	// Mix lists the traffic components the pool was calibrated on when it
@@ -251,6 +254,9 @@ type Plan struct {
 	Workload    string  `json:"workload"`
 	Rate        float64 `json:"rate"`
 	SLOTTFTP99S float64 `json:"slo_ttft_p99_s"` // 0 = none
+	// SLOTPOTP99S is the occupancy model's P99 TPOT target, s (0 = none;
+	// set by Planner.ApplyOccupancy).
+	SLOTPOTP99S float64 `json:"slo_tpot_p99_s,omitempty"`
 	RhoMax      float64 `json:"rho_max"`
 	Calibration string  `json:"calibration"`
 	// ShortCalibration: ShortCalibPaper or ShortCalibMix (see Config).
@@ -497,7 +503,7 @@ func (pl *Planner) sizePool(name string, long bool, ctx int, parts partList, lam
 	}
 	p.AnnualUSD = float64(p.GPUs) * g.CostPerHour * HoursPerYear
 	if g.TP > 0 {
-		p.TP, p.PhysicalGPUs = g.TP, p.GPUs*g.TP
+		p.TP = g.TP
 	}
 	return p, nil
 }

@@ -112,6 +112,8 @@ func (pl *Planner) ApplyOccupancy(plan *Plan, tg occupancy.Targets) error {
 		}
 	}
 	plan.ServiceModel = ServiceOccupancy
+	// The plan records the targets it was sized for.
+	plan.SLOTTFTP99S, plan.SLOTPOTP99S = tg.P99TTFTS, tg.P99TPOTS
 	return nil
 }
 

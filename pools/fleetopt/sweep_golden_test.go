@@ -127,7 +127,7 @@ func sameGoldenLine(a, b string) bool {
 // and it does prune (the point of it: docs/planner.md §8).
 func TestFleetOptPruningKeepsWinner(t *testing.T) {
 	a100, _ := catalog.LookupGPU("a100")
-	h100, _ := catalog.LookupGPU("h100")
+	h100, _ := catalog.LookupGPU("h100-est")
 	pruned := 0
 	for _, w := range paperPR {
 		for _, sigma := range []float64{0.01, 0.05, 0.2} {

@@ -143,22 +143,28 @@ func (p Pool) Predict() (Prediction, error) {
 	// first) keeps the GPUs' counts within about one of each other, so a
 	// GPU's count follows the pool's J/G: variance Var[J]/G².
 	var m0, m2, mass float64
-	for j := 0; j < full; j++ {
-		m0 += float64(j) * ch.P[j]
-		m2 += float64(j) * float64(j) * ch.P[j]
-		mass += ch.P[j]
+	// The chain holds the states ch.Lo..ch.Hi() (all of them up to
+	// queueing.MaxExactStates; beyond, all but queueing.TruncationTol of
+	// the mass).
+	// Moments are taken about ch.Lo (0 for an exact chain), which keeps
+	// the variance free of cancellation when J is large.
+	for j := ch.Lo; j < full && j <= ch.Hi(); j++ {
+		pj, d := ch.P[j-ch.Lo], float64(j-ch.Lo)
+		m0 += d * pj
+		m2 += d * d * pj
+		mass += pj
 	}
 	rFree, varFree := 0.0, 0.0
 	if mass > 0 {
 		mj := m0 / mass
-		rFree = mj / G
+		rFree = (float64(ch.Lo) + mj) / G
 		varFree = math.Max(0, m2/mass-mj*mj) / (G * G)
 	}
 	// P(some GPU idle | a free slot) = P(J < G)/P(J < G·N): the free-slot
 	// branch of the tails is already weighted by 1 − P(wait).
 	idle := 0.0
-	for j := 0; j < min(p.GPUs, full); j++ {
-		idle += ch.P[j]
+	for j := ch.Lo; j < min(p.GPUs, full) && j <= ch.Hi(); j++ {
+		idle += ch.P[j-ch.Lo]
 	}
 	if mass > 0 {
 		idle = math.Min(1, idle/mass)

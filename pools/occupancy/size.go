@@ -21,7 +21,7 @@ func (tg Targets) met(pr Prediction) bool {
 }
 
 // MaxGPUs bounds the search of Size (one pool).
-const MaxGPUs = 1 << 22
+const MaxGPUs = 1 << 36
 
 // Size returns the smallest GPU count at which the model predicts a stable
 // pool meeting tg, and its prediction. p.GPUs is ignored. The search starts
@@ -51,11 +51,18 @@ func Size(p Pool, tg Targets) (int, Prediction, error) {
 	N := float64(p.Slots)
 	g0 := p.Rate * p.Traffic.EK * (p.Timing.W + tg.RhoMax*N*p.beta()) / (tg.RhoMax * N)
 	lo := max(1, int(math.Floor(g0))) // lo may meet tg; checked below
+	// A count the model cannot evaluate (a chain too wide for
+	// queueing.MaxWindowStates) ends the search with that error; an
+	// unstable count just fails the targets.
+	var evalErr error
 	eval := func(g int) (Prediction, bool) {
 		q := p
 		q.GPUs = g
 		pr, err := q.Predict()
 		if err != nil {
+			if !errors.Is(err, ErrUnstable) && evalErr == nil {
+				evalErr = fmt.Errorf("occupancy model at %d GPUs: %w", g, err)
+			}
 			return pr, false
 		}
 		return pr, tg.met(pr)
@@ -66,6 +73,9 @@ func Size(p Pool, tg Targets) (int, Prediction, error) {
 	var best Prediction
 	for {
 		pr, ok := eval(hi)
+		if evalErr != nil {
+			return 0, Prediction{}, evalErr
+		}
 		if ok {
 			best = pr
 			break
@@ -74,10 +84,11 @@ func Size(p Pool, tg Targets) (int, Prediction, error) {
 		hi += step
 		step *= 2
 		if hi > MaxGPUs {
-			return 0, Prediction{}, errors.New("occupancy model: no pool of up to 2^22 GPUs meets the targets")
+			return 0, Prediction{}, fmt.Errorf("occupancy model: no pool of up to 2^36 GPUs meets the targets at %.4g requests/s", p.Rate)
 		}
 	}
-	// Bisect (lo, hi]: hi meets, lo−1 does not.
+	// Bisect (lo, hi]: hi meets, lo−1 does not. Below a count the model
+	// can evaluate the chains are narrower, so evalErr stays nil.
 	for lo < hi {
 		mid := lo + (hi-lo)/2
 		if pr, ok := eval(mid); ok {
@@ -94,6 +105,9 @@ func Size(p Pool, tg Targets) (int, Prediction, error) {
 			break
 		}
 		hi, best = hi-1, pr
+	}
+	if evalErr != nil {
+		return 0, Prediction{}, evalErr
 	}
 	return hi, best, nil
 }

@@ -36,7 +36,7 @@ func TestReadBenchStrict(t *testing.T) {
 // a falling line are errors naming the group.
 func TestFitGroupPrefillNotDropped(t *testing.T) {
 	for _, tc := range []struct{ csv, want string }{
-		{"mm,hw,prec,bb,itl,in,prefill\nm,h,fp16,1,10,100,50\nm,h,fp16,2,11,,\n", "all 1 rows have the same value"},
+		{"mm,hw,prec,bb,itl,in,prefill\nm,h,fp16,1,10,100,50\nm,h,fp16,2,11,,\n", "prefill against in*bb = 100: one row only: at least 2 distinct values are needed for a line"},
 		{"mm,hw,prec,bb,itl,in,prefill\nm,h,fp16,1,10,200,50\nm,h,fp16,2,11,100,60\n", "m/h/fp16/tp1: prefill against in*bb"},
 		// x = 100, 200 with y = 60, 50: δ = −0.1 ms per token
 		{"mm,hw,prec,bb,itl,in,prefill\nm,h,fp16,1,10,100,60\nm,h,fp16,2,11,100,50\n", "delta_ms = -0.1: the fitted prefill time falls with in·bb"},

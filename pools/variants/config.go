@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/fleetsim/fleetsim/pools/catalog"
 )
 
 // Optimizer modes.
@@ -143,8 +145,9 @@ func ParseConfig(data []byte) (*Config, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err == nil {
-		if err := checkWholeNumbers(&doc, reflect.TypeOf(c), ""); err != nil {
-			return nil, err
+		// yaml.v3 truncates 1.5 into an int field without a word
+		if p, v, _ := catalog.FractionInInt(&doc, reflect.TypeOf(c)); p != "" {
+			return nil, bad(p, v, "must be a whole number")
 		}
 	}
 	if err := c.check(false); err != nil {

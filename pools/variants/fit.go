@@ -39,7 +39,11 @@ func FitLine(x, y []float64, field string) (LinearFit, error) {
 	slices.Sort(distinct)
 	distinct = slices.Compact(distinct)
 	if len(distinct) < 2 {
-		return LinearFit{}, bad(field, distinct[0], "all %d rows have the same value: at least 2 distinct values are needed for a line", len(x))
+		what := fmt.Sprintf("all %d rows have this value", len(x))
+		if len(x) == 1 {
+			what = "one row only"
+		}
+		return LinearFit{}, bad(field, distinct[0], "%s: at least 2 distinct values are needed for a line", what)
 	}
 	a, b := stat.LinearRegression(x, y, nil, false)
 	f := LinearFit{Intercept: a, Slope: b, Points: len(x), Residuals: make([]float64, len(x))}

@@ -85,6 +85,10 @@ func createAtomic(path string) (*atomicFile, error) {
 	if dir == "" {
 		dir = "."
 	}
+	// Every output flag creates its missing directories (issue 19).
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
 	RemoveStale(dir)
 	f, err := os.CreateTemp(dir, TempPrefix+strconv.Itoa(os.Getpid())+"-"+strings.ReplaceAll(base, "*", "_")+"-*")
 	if err != nil {

@@ -183,9 +183,20 @@ func TestParquetAbort(t *testing.T) {
 	}
 }
 
+// TestNewParquetSinkMissingDir: missing directories are created (every
+// output flag creates them, issue 19); a path through a file is an error.
 func TestNewParquetSinkMissingDir(t *testing.T) {
-	if _, err := NewParquetSink(filepath.Join(t.TempDir(), "no", "such", "r.parquet")); err == nil {
-		t.Fatal("no error for a missing directory")
+	dir := t.TempDir()
+	s, err := NewParquetSink(filepath.Join(dir, "no", "such", "r.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Abort()
+	if err := os.WriteFile(filepath.Join(dir, "f"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewParquetSink(filepath.Join(dir, "f", "r.parquet")); err == nil {
+		t.Fatal("no error for a directory that is a file")
 	}
 }
 

@@ -123,15 +123,11 @@ func (f Figure) Render(format string) ([]byte, error) {
 		p.X.Scale = plot.LogScale{}
 		// A few points read best labelled at their values; a dense
 		// series (a distribution) by decades.
-		if t := dataTicks(f.Series); len(t) <= maxDataTicks {
-			p.X.Tick.Marker = plot.ConstantTicks(t)
-		} else {
-			p.X.Tick.Marker = logTicks125{}
-		}
+		p.X.Tick.Marker = dataOrLogTicks(dataTicks(f.Series))
 	}
 	if f.LogY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = logYTicks{}
 	}
 	if len(f.XTicks) > 0 {
 		ticks := make([]plot.Tick, len(f.XTicks))
@@ -262,6 +258,43 @@ func dataTicks(series []FigureSeries) []plot.Tick {
 	return ticks
 }
 
+// maxDataLabel is the longest label of a data tick: values a person chose
+// (a sweep's rates, 16K) are short, computed ones (a histogram's bin edges,
+// 0.006294627058970837) are not.
+const maxDataLabel = 8
+
+// dataOrLogTicks labels a log axis at the data's x values when they fit
+// (at most maxDataTicks, short labels, none running into the next one on
+// the final range, reference lines included), else by logTicks125: a
+// narrow distribution's few bins (TPOT all within 5–8 ms) are long numbers
+// packed into a corner that, as labels, overprint one another.
+type dataOrLogTicks []plot.Tick
+
+// Ticks implements plot.Ticker.
+func (d dataOrLogTicks) Ticks(lo, hi float64) []plot.Tick {
+	if len(d) > maxDataTicks || !(lo > 0) || !(hi > lo) {
+		return logTicks125{}.Ticks(lo, hi)
+	}
+	// The x axis of a figure is about 13 cm (370 pt) of its 16; a tick
+	// label's character is about 6 pt wide (gonum's 10 pt default font),
+	// and neighbouring labels keep 6 pt apart.
+	const axisPt, charPt, gapPt = 370.0, 6.0, 6.0
+	span := math.Log(hi / lo)
+	for i := range d {
+		if len(d[i].Label) > maxDataLabel {
+			return logTicks125{}.Ticks(lo, hi)
+		}
+		if i == 0 {
+			continue
+		}
+		dist := axisPt * math.Log(d[i].Value/d[i-1].Value) / span
+		if dist < charPt*float64(len(d[i].Label)+len(d[i-1].Label))/2+gapPt {
+			return logTicks125{}.Ticks(lo, hi)
+		}
+	}
+	return d
+}
+
 // addRefs draws f's reference lines across the data range of p (widened to
 // hold them).
 func addRefs(p *plot.Plot, f Figure) error {
@@ -301,6 +334,19 @@ func addRefs(p *plot.Plot, f Figure) error {
 	return nil
 }
 
+// logYTicks labels a log y axis by logTicks125 within two decades (a
+// sweep's P99 TTFT, 0.04–0.5 s, got a single label from plot.LogTicks) and
+// by powers of ten over wider ranges.
+type logYTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logYTicks) Ticks(lo, hi float64) []plot.Tick {
+	if lo > 0 && hi/lo < 100 {
+		return logTicks125{}.Ticks(lo, hi)
+	}
+	return plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+}
+
 // logTicks125 labels a log axis at 1, 2 and 5 times the powers of ten in
 // its range (plot.LogTicks labels the powers only, which leaves a range of
 // less than two decades with one label or none), with minor ticks at the
@@ -325,6 +371,23 @@ func (logTicks125) Ticks(lo, hi float64) []plot.Tick {
 				t.Label = strconv.FormatFloat(v, 'g', 4, 64)
 			}
 			ticks = append(ticks, t)
+		}
+	}
+	// A narrow range may hold one of them or none (one request's
+	// end-to-end latency, 2.63–2.75 s): its ends are labelled too, but
+	// for an end within 5% of the axis of a label.
+	var labelled []float64
+	for _, t := range ticks {
+		if t.Label != "" {
+			labelled = append(labelled, t.Value)
+		}
+	}
+	if len(labelled) < 2 {
+		span := math.Log(hi / lo)
+		for _, end := range []float64{lo, hi} {
+			if !slices.ContainsFunc(labelled, func(v float64) bool { return math.Abs(math.Log(v/end)) < 0.05*span }) {
+				ticks = append(ticks, plot.Tick{Value: end, Label: strconv.FormatFloat(end, 'g', 3, 64)})
+			}
 		}
 	}
 	return ticks

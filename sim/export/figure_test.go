@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,5 +36,76 @@ func TestWriteFigure(t *testing.T) {
 	}
 	if _, err := (Figure{Name: "empty"}).Render("png"); err == nil {
 		t.Error("empty figure accepted")
+	}
+}
+
+// TestLogAxisNarrowDistributionLabels: a CDF whose few bins sit within a
+// factor of 1.3 (TPOT 6–8 ms, with the 80 ms SLO line widening the axis)
+// was labelled at every bin edge, 16-digit numbers printed over one another
+// (seen in a report of an overloaded one-pool run). The tick labels must be
+// short numbers (1-2-5 steps) that do not collide.
+func TestLogAxisNarrowDistributionLabels(t *testing.T) {
+	var xs, ys []float64
+	for k := 0; k <= 6; k++ {
+		xs = append(xs, 0.005*math.Pow(10, float64(k)/50)) // 50 bins per decade
+		ys = append(ys, float64(k)/6)
+	}
+	// One request: its end-to-end latency's two bin edges, 2.63 and
+	// 2.75 s, hold no 1-2-5 value; the axis still gets labels.
+	one := []float64{2.6302679918953817, 2.7542287033381694}
+	for i, refs := range [][]FigureRef{nil, {{Label: "SLO", Vertical: true, At: 0.08}}, nil} {
+		f := Figure{Name: "cdf", Title: "t", XLabel: "x", YLabel: "y", LogX: true, NoPoints: true, NoLegend: true,
+			Series: []FigureSeries{{Name: "a", X: xs, Y: ys}}, Refs: refs}
+		if i == 2 {
+			f.Series[0].X, f.Series[0].Y = one, []float64{0, 1}
+		}
+		b, err := f.Render("svg")
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels := svgTickLabels(string(b))
+		if len(labels) < 5 { // 0.0, 0.5, 1.0 on y and two on x at least
+			t.Fatalf("refs %v: no tick labels: %q", refs, labels)
+		}
+		for _, l := range labels {
+			if len(l) > 8 {
+				t.Errorf("refs %v: tick label %q: a long number (labels %q)", refs, l, labels)
+			}
+		}
+	}
+}
+
+// svgTickLabels returns the texts of gonum's 10 px SVG labels (the ticks').
+func svgTickLabels(svg string) []string {
+	var out []string
+	const mark = "font-size:10px\">"
+	for {
+		i := strings.Index(svg, mark)
+		if i < 0 {
+			return out
+		}
+		svg = svg[i+len(mark):]
+		out = append(out, svg[:strings.Index(svg, "<")])
+	}
+}
+
+// TestLogYAxisLabels: a sweep report's P99 TTFT (0.04–0.5 s, log y) had
+// one label, 0.1 (plot.LogTicks labels powers of ten only); a log y axis
+// within two decades gets 1-2-5 labels.
+func TestLogYAxisLabels(t *testing.T) {
+	f := Figure{Name: "p99", Title: "t", XLabel: "x", YLabel: "y", LogY: true, NoLegend: true,
+		Series: []FigureSeries{{Name: "a", X: []float64{20, 40, 60}, Y: []float64{0.04, 0.2, 0.5}}}}
+	b, err := f.Render("svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var y []string
+	for _, l := range svgTickLabels(string(b)) {
+		if strings.HasPrefix(l, "0.") {
+			y = append(y, l)
+		}
+	}
+	if len(y) < 3 {
+		t.Errorf("log y axis 0.04–0.5: labels %q, want at least 3", y)
 	}
 }

@@ -1,10 +1,7 @@
 package export
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,43 +28,21 @@ func (e *LockedError) Error() string {
 		e.Dir, who, filepath.Join(e.Dir, LockName))
 }
 
-// LockDir takes dir's lock: it creates dir/LockName (exclusively) holding
-// this process's id and returns the function that removes it. A lock left
-// by a process that no longer runs (killed outright) is taken over; one of
-// a live process gives a *LockedError.
+// LockDir takes dir's lock, dir/LockName, holding this process's id (for
+// the message of a refused run), and returns the function that releases
+// it and removes the file. A lock another live process holds gives a
+// *LockedError. On Linux, macOS and the BSDs the lock is the kernel's
+// (flock): it ends with its holder however the holder ends, so a file left
+// by a killed run, whatever pid it names, is taken over. A lock path that is not a regular file (a
+// symlink, a directory) is an error, left as it is.
 func LockDir(dir string) (unlock func(), err error) {
-	path := filepath.Join(dir, LockName)
-	mine := strconv.Itoa(os.Getpid()) + "\n"
-	for try := 0; ; try++ {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			_, werr := f.WriteString(mine)
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			if werr != nil {
-				os.Remove(path)
-				return nil, fmt.Errorf("writing lock %s: %w", path, werr)
-			}
-			return func() {
-				// remove only our own lock
-				if b, err := os.ReadFile(path); err == nil && string(b) == mine {
-					os.Remove(path)
-				}
-			}, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("creating lock %s: %w", path, err)
-		}
-		b, rerr := os.ReadFile(path)
-		pid, perr := strconv.Atoi(strings.TrimSpace(string(b)))
-		if rerr == nil && perr == nil && pid > 0 && !processAlive(pid) && try == 0 {
-			// stale: its process is gone; remove it if it is still that one
-			if b2, err := os.ReadFile(path); err == nil && string(b2) == string(b) {
-				os.Remove(path)
-			}
-			continue
-		}
-		return nil, &LockedError{Dir: dir, PID: pid}
+	return lockDir(dir)
+}
+
+func holderPID(b []byte) int {
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid < 0 {
+		return 0
 	}
+	return pid
 }

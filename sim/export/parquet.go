@@ -53,11 +53,36 @@ type Row struct {
 	RejectedDetail      string   `parquet:"rejected_detail,dict"`
 }
 
+// ExtCols are the columns of sim.RecordExt, which requests.parquet (and
+// the CSV/JSONL rows) carry after Row's only in runs with a prefix cache or
+// a disaggregated pool (FileInfo.Extended, sim.Config.ExtendedRecords).
+type ExtCols struct {
+	CachedTokens    int32    `parquet:"cached_tokens"`
+	PrefillInstance int32    `parquet:"prefill_instance"`
+	DecodeInstance  int32    `parquet:"decode_instance"`
+	KVTransferS     *float64 `parquet:"kv_transfer_s,split"`
+}
+
+// RowExt is the schema of an extended requests.parquet: Row's columns, then
+// ExtCols'.
+type RowExt struct {
+	Row
+	ExtCols
+}
+
 // rowBuf is a Row with storage for its nullable values, so converting a
 // record allocates nothing.
 type rowBuf struct {
 	Row
-	vals [7]float64
+	ext  ExtCols // set by setExt (extended outputs only)
+	vals [8]float64
+}
+
+// setExt fills the extended columns of r.
+func (b *rowBuf) setExt(r *sim.Record) {
+	e := &r.Ext
+	b.ext = ExtCols{CachedTokens: e.CachedTokens, PrefillInstance: e.PrefillInstance, DecodeInstance: e.DecodeInstance}
+	b.ext.KVTransferS = b.nullable(7, e.KVTransferS)
 }
 
 func (b *rowBuf) set(r *sim.Record) {
@@ -157,7 +182,8 @@ func (s *Stats) add(r *sim.Record) {
 // waits only when the encoder is pipelineBatches behind.
 type ParquetSink struct {
 	f     *atomicFile
-	w     *parquet.GenericWriter[Row]
+	w     rowWriter
+	ext   bool // FileInfo.Extended: the ExtCols columns too
 	cur   *batch
 	free  chan *batch // recycled batches
 	todo  chan *batch // full batches, in order, for the encoder
@@ -199,6 +225,41 @@ const (
 type FileInfo struct {
 	Version string            // fleetsim version: created_by and MetaVersion
 	Meta    map[string]string // more key-value metadata (MetaSeed, MetaScenario, ...)
+	// Extended adds the ExtCols columns to requests.parquet (schema
+	// RowExt): runs with a prefix cache or a disaggregated pool.
+	Extended bool
+}
+
+// rowWriter encodes batches of rows into one schema.
+type rowWriter interface {
+	write(b *batch) error
+	Close() error
+}
+
+// genericRows writes batches as rows of type R (Row or RowExt).
+type genericRows[R any] struct {
+	w    *parquet.GenericWriter[R]
+	rows []R
+	conv func(*rowBuf) R
+}
+
+func (g *genericRows[R]) write(b *batch) error {
+	for i := range b.n {
+		g.rows[i] = g.conv(&b.bufs[i])
+	}
+	_, err := g.w.Write(g.rows[:b.n])
+	return err
+}
+
+func (g *genericRows[R]) Close() error { return g.w.Close() }
+
+func newRowWriter(f *atomicFile, info FileInfo) rowWriter {
+	if info.Extended {
+		return &genericRows[RowExt]{w: parquet.NewGenericWriter[RowExt](f, parquetOptions(info)...),
+			rows: make([]RowExt, batchRows), conv: func(b *rowBuf) RowExt { return RowExt{b.Row, b.ext} }}
+	}
+	return &genericRows[Row]{w: parquet.NewGenericWriter[Row](f, parquetOptions(info)...),
+		rows: make([]Row, batchRows), conv: func(b *rowBuf) Row { return b.Row }}
 }
 
 // createdBy sets the footer's created_by exactly ("APP version V", the
@@ -223,9 +284,8 @@ func NewParquetSinkInfo(path string, info FileInfo) (*ParquetSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := parquet.NewGenericWriter[Row](f, parquetOptions(info)...)
 	s := &ParquetSink{
-		f: f, w: w,
+		f: f, w: newRowWriter(f, info), ext: info.Extended,
 		free: make(chan *batch, pipelineBatches+1),
 		todo: make(chan *batch, pipelineBatches),
 		done: make(chan struct{}),
@@ -243,13 +303,9 @@ func newBatch() *batch {
 // is closed, then (unless a write failed) the footer.
 func (s *ParquetSink) encode() {
 	defer close(s.done)
-	rows := make([]Row, batchRows)
 	for b := range s.todo {
 		if s.werr == nil {
-			for i := range b.n {
-				rows[i] = b.bufs[i].Row
-			}
-			if _, err := s.w.Write(rows[:b.n]); err != nil {
+			if err := s.w.write(b); err != nil {
 				s.werr = fmt.Errorf("export: writing %s: %w", s.f.path, err)
 				s.failed.Store(true)
 			}
@@ -282,6 +338,9 @@ func (s *ParquetSink) Write(r *sim.Record) error {
 	}
 	b := s.cur
 	b.bufs[b.n].set(r)
+	if s.ext {
+		b.bufs[b.n].setExt(r)
+	}
 	b.n++
 	s.stats.add(r)
 	if b.n == batchRows {
@@ -372,6 +431,24 @@ func ReadParquet(path string) ([]sim.Record, error) {
 	recs := make([]sim.Record, len(rows))
 	for i := range rows {
 		recs[i] = rows[i].Record()
+	}
+	return recs, nil
+}
+
+// ReadParquetExt reads an extended requests.parquet (FileInfo.Extended)
+// back into records, their Ext set. Like ReadParquet, for tests and small
+// files.
+func ReadParquetExt(path string) ([]sim.Record, error) {
+	rows, err := parquet.ReadFile[RowExt](path)
+	if err != nil {
+		return nil, err
+	}
+	recs := make([]sim.Record, len(rows))
+	for i := range rows {
+		recs[i] = rows[i].Row.Record()
+		e := &rows[i].ExtCols
+		recs[i].Ext = sim.RecordExt{CachedTokens: e.CachedTokens, PrefillInstance: e.PrefillInstance,
+			DecodeInstance: e.DecodeInstance, KVTransferS: orNaN(e.KVTransferS)}
 	}
 	return recs, nil
 }

@@ -25,27 +25,38 @@ type TextSink struct {
 	f      *atomicFile
 	w      *bufio.Writer
 	format string
+	ext    bool // the ExtCols columns too
 	buf    rowBuf
 	line   []byte
 	rows   int64
 	err    error
 }
 
-// rowColumns are Row's Parquet column names and field indices.
-var rowColumns = func() []string {
-	t := reflect.TypeFor[Row]()
+// rowColumns are Row's Parquet column names, extColumns ExtCols'.
+var rowColumns, extColumns = columnsOf[Row](), columnsOf[ExtCols]()
+
+func columnsOf[T any]() []string {
+	t := reflect.TypeFor[T]()
 	cols := make([]string, t.NumField())
 	for i := range cols {
 		cols[i], _, _ = strings.Cut(t.Field(i).Tag.Get("parquet"), ",")
 	}
 	return cols
-}()
+}
 
 // RowColumns returns the column names of requests.parquet, in order.
 func RowColumns() []string { return append([]string(nil), rowColumns...) }
 
+// ExtColumns returns the columns an extended requests.parquet adds after
+// RowColumns (FileInfo.Extended).
+func ExtColumns() []string { return append([]string(nil), extColumns...) }
+
 // NewTextSink starts a CSV or JSONL file at path (its directory must exist).
-func NewTextSink(path, format string) (*TextSink, error) {
+func NewTextSink(path, format string) (*TextSink, error) { return NewTextSinkExt(path, format, false) }
+
+// NewTextSinkExt is NewTextSink with the ExtCols columns after Row's when
+// extended is true (as requests.parquet with FileInfo.Extended).
+func NewTextSinkExt(path, format string, extended bool) (*TextSink, error) {
 	if format != "csv" && format != "jsonl" {
 		return nil, fmt.Errorf("export: text format %q: allowed: csv, jsonl", format)
 	}
@@ -53,9 +64,13 @@ func NewTextSink(path, format string) (*TextSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &TextSink{f: f, w: bufio.NewWriterSize(f, 1<<16), format: format}
+	s := &TextSink{f: f, w: bufio.NewWriterSize(f, 1<<16), format: format, ext: extended}
 	if format == "csv" {
-		s.w.WriteString(strings.Join(rowColumns, ",") + "\n")
+		cols := rowColumns
+		if extended {
+			cols = append(RowColumns(), extColumns...)
+		}
+		s.w.WriteString(strings.Join(cols, ",") + "\n")
 	}
 	return s, nil
 }
@@ -66,7 +81,12 @@ func (s *TextSink) Write(r *sim.Record) error {
 		return s.err
 	}
 	s.buf.set(r)
-	s.line = appendRow(s.line[:0], &s.buf.Row, s.format == "csv")
+	var ext *ExtCols
+	if s.ext {
+		s.buf.setExt(r)
+		ext = &s.buf.ext
+	}
+	s.line = appendRow(s.line[:0], &s.buf.Row, ext, s.format == "csv")
 	if _, err := s.w.Write(s.line); err != nil {
 		s.err = fmt.Errorf("export: writing %s: %w", s.f.path, err)
 		return s.err
@@ -75,13 +95,26 @@ func (s *TextSink) Write(r *sim.Record) error {
 	return nil
 }
 
-// appendRow appends one row as a CSV line or a JSON object line.
-func appendRow(b []byte, r *Row, csv bool) []byte {
-	v := reflect.ValueOf(r).Elem()
+// appendRow appends one row as a CSV line or a JSON object line, with the
+// extended columns ext when not nil.
+func appendRow(b []byte, r *Row, ext *ExtCols, csv bool) []byte {
 	if !csv {
 		b = append(b, '{')
 	}
-	for i, name := range rowColumns {
+	b = appendFields(b, reflect.ValueOf(r).Elem(), rowColumns, csv)
+	if ext != nil {
+		b = append(b, ',')
+		b = appendFields(b, reflect.ValueOf(ext).Elem(), extColumns, csv)
+	}
+	if !csv {
+		b = append(b, '}')
+	}
+	return append(b, '\n')
+}
+
+// appendFields appends the fields of struct v named cols, comma-separated.
+func appendFields(b []byte, v reflect.Value, cols []string, csv bool) []byte {
+	for i, name := range cols {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -91,10 +124,7 @@ func appendRow(b []byte, r *Row, csv bool) []byte {
 		}
 		b = appendValue(b, v.Field(i), csv)
 	}
-	if !csv {
-		b = append(b, '}')
-	}
-	return append(b, '\n')
+	return b
 }
 
 func appendValue(b []byte, f reflect.Value, csv bool) []byte {

@@ -102,15 +102,16 @@ func orDash(s string) string {
 func summarySection(sum *sim.Summary, c *RunCollector) ReportSection {
 	// The table of simulate's stdout, split in two so that each fits a
 	// page: load and verdicts, then latencies (by column name).
-	all := tableRows(sum)
+	tcols := columns(sum)
+	all := tableRows(sum, tcols)
 	split := func(caption string, cols ...string) ReportTable {
 		t := ReportTable{Caption: caption}
 		var idx []int
-		for i, col := range tableColumns {
+		for i, col := range tcols {
 			if slices.Contains(cols, col.head) {
 				idx = append(idx, i)
 				t.Head = append(t.Head, col.head)
-				t.Numeric = append(t.Numeric, !leftAligned(i))
+				t.Numeric = append(t.Numeric, !leftAligned(i, len(tcols)))
 			}
 		}
 		for _, row := range all {
@@ -124,7 +125,7 @@ func summarySection(sum *sim.Summary, c *RunCollector) ReportSection {
 	}
 	s := ReportSection{ID: "summary", Title: "Metrics", Tables: []ReportTable{
 		split("Load per pool, over the post-warm-up requests (the last row is the whole fleet)",
-			"pool", "gpu", "gpus", "max_ctx", "slots", "arrived", "completed", "rejected", "preempt", "util", "thru_rps", "slo", "overloaded", "osd"),
+			"pool", "gpu", "instances", "gpus", "max_ctx", "slots", "arrived", "completed", "rejected", "preempt", "util", "thru_rps", "slo", "overloaded", "osd"),
 		split("Latency per pool: quantiles over the post-warm-up requests",
 			"pool", "ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms", "tpot_p99_ms", "e2e_p99_s", "wait_p99_ms"),
 	}}

@@ -10,17 +10,23 @@ import (
 )
 
 // TestRowMirrorsRecord: the Parquet row has exactly the columns of
-// sim.Record, in the same order, so a field added to the record cannot be
-// silently left out of requests.parquet.
+// sim.Record, in the same order, and ExtCols those of its Ext
+// (sim.RecordExt), so a field added to the record cannot be silently left
+// out of requests.parquet.
 func TestRowMirrorsRecord(t *testing.T) {
 	name := func(f reflect.StructField) string { return strings.Split(f.Tag.Get("parquet"), ",")[0] }
-	rec, row := reflect.TypeFor[sim.Record](), reflect.TypeFor[Row]()
-	if rec.NumField() != row.NumField() {
-		t.Fatalf("sim.Record has %d fields, export.Row %d", rec.NumField(), row.NumField())
-	}
-	for i := range rec.NumField() {
-		if a, b := name(rec.Field(i)), name(row.Field(i)); a != b {
-			t.Errorf("column %d: sim.Record %q, export.Row %q", i, a, b)
+	for _, c := range []struct {
+		rec, row reflect.Type
+		skip     int // the record's trailing fields that are not columns (Ext)
+	}{{reflect.TypeFor[sim.Record](), reflect.TypeFor[Row](), 1}, {reflect.TypeFor[sim.RecordExt](), reflect.TypeFor[ExtCols](), 0}} {
+		rec, row := c.rec, c.row
+		if rec.NumField()-c.skip != row.NumField() {
+			t.Fatalf("%s has %d columns, export.%s %d", rec, rec.NumField()-c.skip, row.Name(), row.NumField())
+		}
+		for i := range row.NumField() {
+			if a, b := name(rec.Field(i)), name(row.Field(i)); a != b {
+				t.Errorf("column %d: %s %q, export.%s %q", i, rec, a, row.Name(), b)
+			}
 		}
 	}
 }

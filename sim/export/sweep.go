@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,9 +39,10 @@ type SweepRow struct {
 	PoolIndex int32   `parquet:"pool_index"`
 	Pool      string  `parquet:"pool,dict"`
 	GPU       string  `parquet:"gpu,dict,optional"` // NULL in fleet rows
-	GPUs      int32   `parquet:"gpus"`
-	MaxCtx    int32   `parquet:"max_ctx,optional"` // NULL in fleet rows
-	Slots     int32   `parquet:"slots,optional"`   // NULL in fleet rows
+	GPUs      int32   `parquet:"gpus"`              // physical GPUs: instances × GPUs per instance
+	Instances int32   `parquet:"instances"`         // serving instances
+	MaxCtx    int32   `parquet:"max_ctx,optional"`  // NULL in fleet rows
+	Slots     int32   `parquet:"slots,optional"`    // NULL in fleet rows
 
 	Arrived          int64    `parquet:"arrived"`
 	Completed        int64    `parquet:"completed"`
@@ -81,7 +83,7 @@ func NewSweepRow(r *sweep.Row) SweepRow {
 		Requests: int64(r.Requests), Workload: r.Workload, Router: r.Router, Timing: r.Timing,
 		BShort: int32(r.BShort), Gamma: r.Gamma,
 		Fleet: r.Fleet, PoolIndex: int32(r.PoolIndex), Pool: r.Pool, GPU: r.GPU,
-		GPUs: int32(m.GPUs), MaxCtx: int32(r.MaxCtx), Slots: int32(m.Slots),
+		GPUs: int32(m.GPUs), Instances: int32(m.InstanceCount()), MaxCtx: int32(r.MaxCtx), Slots: int32(m.Slots),
 		Arrived: m.Arrived, Completed: m.Completed, Rejected: m.Rejected, Preemptions: m.Preemptions,
 		SlotUtilization: nullable(m.SlotUtilization), ArrivalRPS: nullable(m.ArrivalRPS), ThroughputRPS: nullable(m.ThroughputRPS),
 		TTFTP50S: nullable(m.TTFT.P50), TTFTP90S: nullable(m.TTFT.P90), TTFTP99S: nullable(m.TTFT.P99),
@@ -130,6 +132,12 @@ func ReadSweepParquet(path string) ([]SweepRow, error) {
 // per pool the main metrics and the over-saturation verdict.
 func WriteSweepTable(w io.Writer, rows []sweep.Row) error {
 	head := []string{"point", "keys", "pool", "gpu", "gpus", "thru_rps", "util", "ttft_p99_ms", "tpot_p99_ms", "slo", "usd_per_h", "usd_per_1M", "osd"}
+	// An instances column when some pool's instances are not its GPUs
+	// (tensor-parallel instances), as in simulate's table.
+	tp := slices.ContainsFunc(rows, func(r sweep.Row) bool { return r.Metrics.InstanceCount() != r.Metrics.GPUs })
+	if tp {
+		head = slices.Insert(head, 4, "instances")
+	}
 	var b strings.Builder
 	b.WriteString("| " + strings.Join(head, " | ") + " |\n|")
 	for range head {
@@ -157,6 +165,9 @@ func WriteSweepTable(w io.Writer, rows []sweep.Row) error {
 		cells := []string{strconv.Itoa(r.Point), keys, r.Pool, gpu, strconv.Itoa(m.GPUs),
 			num(m.ThroughputRPS, 1), num(m.SlotUtilization, 3), ms(m.TTFT.P99), ms(m.TPOT.P99),
 			num(m.SLOAttainment, 3), num(r.CostUSDPerHour, 2), num(r.USDPerMillion(), 2), osd}
+		if tp {
+			cells = slices.Insert(cells, 4, strconv.Itoa(m.InstanceCount()))
+		}
 		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
 	_, err := io.WriteString(w, b.String())

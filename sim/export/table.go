@@ -5,18 +5,36 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/fleetsim/fleetsim/sim"
 )
 
-// tableColumns are the per-pool metrics shown in tables: header, unit and
-// value.
-var tableColumns = []struct {
+// tableColumn is one per-pool metric shown in tables: header and value.
+type tableColumn struct {
 	head string
 	val  func(m *sim.PoolMetrics) string
-}{
+}
+
+// instancesColumn is shown after gpu when some pool's instances are not
+// its GPUs (tensor-parallel instances): gpus counts GPUs.
+var instancesColumn = tableColumn{"instances", func(m *sim.PoolMetrics) string { return strconv.Itoa(m.InstanceCount()) }}
+
+// columns returns the table's columns for s: tableColumns, with the
+// instances column when some pool has several GPUs per instance.
+func columns(s *sim.Summary) []tableColumn {
+	for _, m := range s.Pools {
+		if m.InstanceCount() != m.GPUs {
+			return slices.Insert(slices.Clone(tableColumns), 2, instancesColumn)
+		}
+	}
+	return tableColumns
+}
+
+// tableColumns are the per-pool metrics shown in tables.
+var tableColumns = []tableColumn{
 	{"pool", func(m *sim.PoolMetrics) string { return m.Name }},
 	{"gpu", func(m *sim.PoolMetrics) string { return m.GPU }},
 	{"gpus", func(m *sim.PoolMetrics) string { return strconv.Itoa(m.GPUs) }},
@@ -36,8 +54,11 @@ var tableColumns = []struct {
 	{"wait_p99_ms", func(m *sim.PoolMetrics) string { return ms(m.QueueWait.P99) }},
 	{"slo", func(m *sim.PoolMetrics) string { return num(m.SLOAttainment, 3) }},
 	{"overloaded", func(m *sim.PoolMetrics) string {
-		if m.Overloaded {
+		if m.Overloaded && m.BacklogGrowth > 0 {
 			return fmt.Sprintf("yes (+%s req/s)", num(m.BacklogGrowth, 1))
+		}
+		if m.Overloaded { // e.g. stopped by its detector before a trend
+			return "yes"
 		}
 		return "no"
 	}},
@@ -54,7 +75,7 @@ var tableColumns = []struct {
 
 // leftAligned reports whether table column i is left-aligned (names and
 // verdicts) rather than right-aligned (numbers).
-func leftAligned(i int) bool { return i <= 1 || i >= len(tableColumns)-2 }
+func leftAligned(i, n int) bool { return i <= 1 || i >= n-2 }
 
 func intOrDash(n int) string {
 	if n == 0 {
@@ -73,11 +94,11 @@ func num(x float64, prec int) string {
 func ms(s float64) string { return num(s*1000, 1) }
 
 // tableRows returns the pools' rows followed by the fleet's.
-func tableRows(s *sim.Summary) [][]string {
+func tableRows(s *sim.Summary, cols []tableColumn) [][]string {
 	var rows [][]string
 	add := func(m *sim.PoolMetrics) {
-		row := make([]string, len(tableColumns))
-		for i, c := range tableColumns {
+		row := make([]string, len(cols))
+		for i, c := range cols {
 			row[i] = c.val(m)
 		}
 		rows = append(rows, row)
@@ -98,9 +119,10 @@ func tableRows(s *sim.Summary) [][]string {
 // util = time-averaged busy slots / slots, slo = fraction of completed
 // requests meeting both SLO targets.
 func WriteTable(w io.Writer, s *sim.Summary) error {
-	rows := tableRows(s)
-	width := make([]int, len(tableColumns))
-	for i, c := range tableColumns {
+	cols := columns(s)
+	rows := tableRows(s, cols)
+	width := make([]int, len(cols))
+	for i, c := range cols {
 		width[i] = len(c.head)
 	}
 	for _, r := range rows {
@@ -112,7 +134,7 @@ func WriteTable(w io.Writer, s *sim.Summary) error {
 	line := func(cells []string) {
 		b.WriteString("|")
 		for i, cell := range cells {
-			if leftAligned(i) {
+			if leftAligned(i, len(cols)) {
 				fmt.Fprintf(&b, " %-*s |", width[i], cell)
 			} else {
 				fmt.Fprintf(&b, " %*s |", width[i], cell)
@@ -120,14 +142,14 @@ func WriteTable(w io.Writer, s *sim.Summary) error {
 		}
 		b.WriteString("\n")
 	}
-	head := make([]string, len(tableColumns))
-	for i, c := range tableColumns {
+	head := make([]string, len(cols))
+	for i, c := range cols {
 		head[i] = c.head
 	}
 	line(head)
 	b.WriteString("|")
-	for i := range tableColumns {
-		if leftAligned(i) {
+	for i := range cols {
+		if leftAligned(i, len(cols)) {
 			b.WriteString(strings.Repeat("-", width[i]+2) + "|")
 		} else {
 			b.WriteString(strings.Repeat("-", width[i]+1) + ":|")
@@ -145,12 +167,13 @@ func WriteTable(w io.Writer, s *sim.Summary) error {
 // then the fleet).
 func WriteTableCSV(w io.Writer, s *sim.Summary) error {
 	cw := csv.NewWriter(w)
-	head := make([]string, len(tableColumns))
-	for i, c := range tableColumns {
+	cols := columns(s)
+	head := make([]string, len(cols))
+	for i, c := range cols {
 		head[i] = c.head
 	}
 	cw.Write(head)
-	for _, r := range tableRows(s) {
+	for _, r := range tableRows(s, cols) {
 		cw.Write(r)
 	}
 	cw.Flush()

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/parquet-go/parquet-go"
@@ -111,6 +112,19 @@ const (
 	seriesPageBytes    = 32 << 10
 )
 
+// MaxSeriesRows bounds the rows of timeseries.parquet: beyond, WriteSeries
+// fails with ErrSeriesTooLong. 2^24 rows are 2,048 row groups, whose footer
+// entries the writer holds until Close (about 30 KB each: a run with an
+// interval far too fine for its length once reached 1 GB and Parquet's
+// 32,767-group limit after minutes).
+const MaxSeriesRows = 1 << 24
+
+// maxSeriesRows is MaxSeriesRows (a test lowers it).
+var maxSeriesRows int64 = MaxSeriesRows
+
+// ErrSeriesTooLong is the error of a time series over MaxSeriesRows rows.
+var ErrSeriesTooLong = errors.New("the time series has more than 16,777,216 rows (intervals × (pools + 1)): the interval is too fine for the run's length")
+
 // SeriesSink is a sim.SeriesSink writing timeseries.parquet (schema
 // SeriesParquetRow, zstd) as the run goes: rows are buffered up to one row
 // group (seriesRowGroupRows rows), so memory stays bounded however long the
@@ -161,6 +175,10 @@ func parquetOptions(info FileInfo) []parquet.WriterOption {
 // WriteSeries implements sim.SeriesSink.
 func (s *SeriesSink) WriteSeries(rows []sim.SeriesRow) error {
 	if s.err != nil {
+		return s.err
+	}
+	if s.rows+int64(len(rows)) > maxSeriesRows {
+		s.err = fmt.Errorf("export: writing %s: %w", s.f.path, ErrSeriesTooLong)
 		return s.err
 	}
 	s.buf = s.buf[:0]

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/sim"
+	"github.com/fleetsim/fleetsim/sim/osd"
 )
 
 // MaxRateOptions tune the maximum-sustainable-rate search.
@@ -55,7 +56,31 @@ type MaxRate struct {
 	// none did (the search gave up after MaxExtend doublings).
 	Fired    float64
 	FiredAtS float64 // when the detector fired at rate Fired, simulated s
-	Probes   []Probe // every run in the order run (sorted by phase, then rate)
+	// AboveSaturation is set when Held exceeds SaturatedRPS by more than
+	// max(RelTol, SaturationSlack): no fleet
+	// sustains more than it completes when every request is offered at
+	// once, so the probes were too short for the detector to see that
+	// overload (a longer DurationS settles it).
+	AboveSaturation bool
+	Probes          []Probe // every run in the order run (sorted by phase, then rate)
+}
+
+// SaturationSlack is how far above the saturated throughput a held rate
+// may lie before it is flagged: the saturation run ends with its last, long
+// requests draining alone, so it underestimates the steady-state capacity
+// by 1–4% (docs/sweep.md §3, one A100 at 4,096 tokens).
+const SaturationSlack = 0.05
+
+// MinProbeDurationS returns the shortest probe, simulated s, on which the
+// over-saturation detector with parameters p can decide: twice the time it
+// must stay silent, max(minimum_duration_s, minimum_ttft_s,
+// minimum_window_size) — the detector alerts only once the run is
+// minimum_duration_s and minimum_ttft_s old and its effective window
+// n = min(seconds, points) holds minimum_window_size points — so that it
+// then has at least as long again to see a trend. Shorter probes cannot
+// fire at any rate (guidellm's defaults: 2 × 30 = 60 s).
+func MinProbeDurationS(p osd.Config) float64 {
+	return 2 * max(p.MinimumDuration, p.MinimumTTFT, float64(p.MinimumWindowSize))
 }
 
 // Search bounds.
@@ -110,6 +135,23 @@ func FindMaxRate(base sim.Config, seeds []uint64, o MaxRateOptions) ([]MaxRate, 
 	}
 	if len(seeds) == 0 {
 		return nil, fmt.Errorf("seeds: at least one is needed")
+	}
+	det := o.Detector
+	if det == nil {
+		det = DefaultDetector
+	}
+	if _, ok := det.(SimDetector); ok { // the simulator's detector: its own settings bound the probes
+		if base.OSD.Mode == sim.OSDOff {
+			return nil, fmt.Errorf("osd.mode off: the rate search runs the over-saturation detector in enforce mode on every probe; leave the mode unset")
+		}
+		p := osd.DefaultConfig()
+		if base.OSD.Params != nil {
+			p = *base.OSD.Params
+		}
+		if m := MinProbeDurationS(p); !(o.DurationS >= m) {
+			return nil, fmt.Errorf("duration %v s: a probe shorter than %g s cannot be decided by the over-saturation detector (2 × max(minimum_duration_s %g, minimum_ttft_s %g, minimum_window_size %d))",
+				o.DurationS, m, p.MinimumDuration, p.MinimumTTFT, p.MinimumWindowSize)
+		}
 	}
 	o.defaults(base)
 	res := make([]MaxRate, len(seeds))
@@ -179,6 +221,7 @@ func FindMaxRate(base sim.Config, seeds []uint64, o MaxRateOptions) ([]MaxRate, 
 	}
 	for i := range res {
 		res[i].bracket()
+		res[i].AboveSaturation = res[i].Held > res[i].SaturatedRPS*(1+max(o.RelTol, SaturationSlack))
 	}
 	return res, nil
 }

@@ -9,11 +9,15 @@ import (
 
 // parseSeed parses one seed as `simulate --seed` does (pflag's Uint64:
 // strconv.ParseUint with base 0, so 0x/0o/0b prefixes and _ separators
-// too): a whole number from 0 to 2^64-1, never through a float (which
+// too; a leading 0 means octal: 010 is 8): a whole number from 0 to 2^64-1, never through a float (which
 // would turn 9007199254740993 into ...992). It returns the canonical
 // decimal form.
 func parseSeed(key, spec, item string) (uint64, error) {
-	s, err := strconv.ParseUint(strings.TrimSpace(item), 0, 64)
+	item = strings.TrimSpace(item)
+	s, err := strconv.ParseUint(item, 0, 64)
+	if d := strings.TrimLeft(item, "0"); err != nil && d != "" && len(d) < len(item) && strings.Trim(d, "0123456789") == "" {
+		return 0, fmt.Errorf("%s %q: %q is not a seed: a leading 0 makes it octal, as in simulate --seed; write %s", key, spec, item, d)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%s %q: %q is not a seed (a whole number 0 to %d, as simulate --seed)", key, spec, item, uint64(math.MaxUint64))
 	}

@@ -81,3 +81,17 @@ func FuzzParseSeeds(f *testing.F) {
 		}
 	})
 }
+
+// Review of #20 item 6: as in simulate --seed (ParseUint base 0), a leading
+// 0 makes a seed octal: 010 is seed 8, and 09 is refused. The docs said
+// "decimal, or 0x/0o/0b"; the refusal of 09 now says why.
+func TestSeedLeadingZeroOctal(t *testing.T) {
+	a, err := ParseAxis(KeySeed, "010,07")
+	if err != nil || strings.Join(a.Values, ",") != "8,7" {
+		t.Errorf("010,07: %v %v, want 8,7 (octal, as simulate --seed)", a.Values, err)
+	}
+	_, err = ParseAxis(KeySeed, "08,09")
+	if err == nil || !strings.Contains(err.Error(), `"08" is not a seed: a leading 0 makes it octal, as in simulate --seed; write 8`) {
+		t.Errorf("08: %v", err)
+	}
+}

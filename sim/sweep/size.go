@@ -4,10 +4,12 @@
 package sweep
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -41,8 +43,15 @@ type SizeConfig struct {
 	SLOTPOTS float64 // P99 TPOT, s
 	UtilCap  float64 // measured slot utilization, in (0, 1)
 	Seeds    int     // K: seeds 1..K (>= 1; default 3)
-	// Requests is the number of measured requests per pool and run
-	// (default 50,000); a warm-up of five mean slot times is added.
+	// ConfirmSeeds is the number of fresh seeds K+1..K+ConfirmSeeds the
+	// chosen count must also pass (default K); a count that fails there is
+	// raised one GPU at a time until it passes.
+	ConfirmSeeds int
+	// Requests is N, the fleet requests of one run (default 300,000):
+	// each pool's run is its part of a whole-fleet `simulate --requests N
+	// --warmup 0.2`, N raised until the warm-up covers five mean slot times
+	// of the pool. A run whose P99 confidence interval straddles a target
+	// is repeated with 2N, up to MaxWindowScale·N.
 	Requests int
 	// Workers runs seeds in parallel (default GOMAXPROCS). Results do not
 	// depend on it.
@@ -59,6 +68,18 @@ type SizeSeed struct {
 	Seed    uint64  `json:"seed"`
 	P99TTFT float64 `json:"p99_ttft_s"`
 	P99TPOT float64 `json:"p99_tpot_s"`
+	// TTFTHalfWidth and TPOTHalfWidth are the half-widths of the 95%
+	// confidence intervals of the P99s (batch quantiles, see
+	// p99HalfWidth), s.
+	TTFTHalfWidth float64 `json:"p99_ttft_ci_half_width_s"`
+	TPOTHalfWidth float64 `json:"p99_tpot_ci_half_width_s"`
+	// Measured is the number of measured (post-warm-up) requests of the
+	// run that decided, and Scale its multiple of the first window.
+	Measured int `json:"measured_requests"`
+	Scale    int `json:"window_scale"`
+	// Unclear is set when the interval still straddled a target at the
+	// largest window: the seed then counts as failing.
+	Unclear bool    `json:"unclear,omitempty"`
 	Util    float64 `json:"slot_utilization"`
 	// Rejected counts the pool's rejections: router misroutes only (size
 	// sets no queue limit), so they do not depend on the GPU count and do
@@ -94,9 +115,14 @@ type PoolSize struct {
 	MarginTPOT   *float64   `json:"margin_tpot,omitempty"`
 	MarginUtil   *float64   `json:"margin_util,omitempty"`
 	Seeds        []SizeSeed `json:"seeds"`
-	Evaluations  int        `json:"candidates_simulated"`
-	// WarmupS is the warm-up of every run (five occupancy-model mean slot
-	// times), s.
+	// GPUsSearch is the count the search on seeds 1..K chose; GPUsSim
+	// exceeds it by the GPUs the confirmation on fresh seeds added.
+	GPUsSearch int `json:"gpus_search"`
+	// Confirm holds the fresh seeds' runs at GPUsSim.
+	Confirm     []SizeSeed `json:"confirm_seeds"`
+	Evaluations int        `json:"candidates_simulated"`
+	// WarmupS is the shortest warm-up of a run (five occupancy-model mean
+	// slot times), s.
 	WarmupS float64 `json:"warmup_s"`
 }
 
@@ -133,8 +159,21 @@ type SizeResult struct {
 // Defaults of SizeConfig.
 const (
 	DefaultSeeds        = 3
-	DefaultSizeRequests = 50000
-	warmupServiceTimes  = 5
+	DefaultSizeRequests = 300000
+	// warmupServiceTimes is the shortest warm-up, in mean slot times of
+	// the pool: with the warm-up 20% of the run (sizeWarmup), the window
+	// is then at least 20 mean slot times. A window of 6 (the old 50,000
+	// requests) was too short: Azure's short pool (34 GPUs) measured 0.263
+	// s at utilization 0.901 there, 0.276 s at 0.945 over 26 slot times.
+	warmupServiceTimes = 5
+	// sizeWarmup is the warm-up fraction of every run: simulate's default.
+	sizeWarmup = 0.2
+	// MaxWindowScale bounds the window doublings of an unclear run.
+	MaxWindowScale = 4
+	// MaxSizeRunRequests bounds the requests of one run (warm-up and
+	// window, the whole stream drawn for a length-routed pool); a problem
+	// needing more is refused (a lower rate, or 'fleetsim plan').
+	MaxSizeRunRequests = 20_000_000
 )
 
 // sizer holds one search.
@@ -218,6 +257,12 @@ func Size(cfg SizeConfig) (*SizeResult, error) {
 		s.warm = append(s.warm, warmupServiceTimes*p.MeanServiceS)
 	}
 	for i, p := range m.Pools {
+		if n := s.runRequests(i, 1); n > MaxSizeRunRequests {
+			return nil, fmt.Errorf("rate %v requests/s: a run of pool %s needs %d fleet requests (its warm-up, %d%% of the run, must cover %d mean slot times of %.3g s), more than the %d size simulates; lower the rate or use 'fleetsim plan --service-model occupancy'",
+				c.Rate, p.Name, n, int(100*sizeWarmup), warmupServiceTimes, p.MeanServiceS, MaxSizeRunRequests)
+		}
+	}
+	for i, p := range m.Pools {
 		ps := PoolSize{Name: p.Name, GPU: p.GPU, MaxCtx: p.MaxCtx, Slots: p.Slots, ArrivalRate: p.ArrivalRate,
 			GPUsPaper: paper.Pools[i].GPUs, GPUsOccupancy: p.GPUs, WarmupS: s.warm[i]}
 		if err := s.search(i, &ps); err != nil {
@@ -274,6 +319,9 @@ func checkSize(c SizeConfig) (SizeConfig, error) {
 	if c.Requests == 0 {
 		c.Requests = DefaultSizeRequests
 	}
+	if c.ConfirmSeeds == 0 {
+		c.ConfirmSeeds = c.Seeds
+	}
 	if c.Workers <= 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -287,6 +335,8 @@ func checkSize(c SizeConfig) (SizeConfig, error) {
 		return c, fmt.Errorf("seeds %d: must be >= 1 (every seed must meet every target)", c.Seeds)
 	case c.Seeds > 1000:
 		return c, fmt.Errorf("seeds %d: must be <= 1000", c.Seeds)
+	case c.ConfirmSeeds < 1 || c.ConfirmSeeds > 1000:
+		return c, fmt.Errorf("confirm-seeds %d: must be in [1, 1000] (0: as many as seeds)", c.ConfirmSeeds)
 	case c.Requests < 100:
 		return c, fmt.Errorf("requests %d: must be >= 100 measured requests per pool", c.Requests)
 	case !(c.SLOTTFTS >= 0) || !finite(c.SLOTTFTS):
@@ -328,7 +378,7 @@ func (s *sizer) search(i int, ps *PoolSize) error {
 		if r, ok := cache[n]; ok {
 			return accepted(r), r, nil
 		}
-		r, err := s.evaluate(i, n)
+		r, err := s.evaluate(i, n, s.searchSeeds())
 		if err != nil {
 			return false, nil, err
 		}
@@ -406,6 +456,38 @@ func (s *sizer) search(i int, ps *PoolSize) error {
 			lo = mid
 		}
 	}
+	// Confirmation on fresh seeds: the search's seeds chose hi; seeds it
+	// never saw must agree, else the count goes up by confirmStep at a
+	// time (and is re-checked on the search's seeds too).
+	ps.GPUsSearch = hi
+	fresh := make([]uint64, s.cfg.ConfirmSeeds)
+	for k := range fresh {
+		fresh[k] = uint64(s.cfg.Seeds + 1 + k)
+	}
+	for bump := 0; ; bump++ {
+		r, err := s.evaluate(i, hi, fresh)
+		if err != nil {
+			return err
+		}
+		if s.cfg.Progress != nil {
+			verdict := "confirmed on fresh seeds"
+			if !accepted(r) {
+				verdict = "fails on a fresh seed"
+			}
+			s.cfg.Progress(fmt.Sprintf("pool %s: %d GPUs %s (worst P99 TTFT %.3f s)", ps.Name, hi, verdict, worst(r).P99TTFT))
+		}
+		if accepted(r) {
+			ps.Confirm = seedsOf(r)
+			break
+		}
+		if bump >= maxConfirmBumps {
+			return fmt.Errorf("pool %s: %d GPUs still fail on a fresh seed after %d added by the confirmation", ps.Name, hi, hi-ps.GPUsSearch)
+		}
+		hi += confirmStep(ps.GPUsSearch)
+		if _, _, err := eval(hi); err != nil {
+			return err
+		}
+	}
 	ps.GPUsSim = hi
 	s.counts[i] = hi
 	r := cache[hi]
@@ -421,10 +503,25 @@ func (s *sizer) search(i int, ps *PoolSize) error {
 	ps.MarginTTFT = margin(w.P99TTFT, s.cfg.SLOTTFTS)
 	ps.MarginTPOT = margin(w.P99TPOT, s.cfg.SLOTPOTS)
 	ps.MarginUtil = margin(w.Util, s.cfg.UtilCap)
-	for _, o := range r {
-		ps.Seeds = append(ps.Seeds, o.SizeSeed)
-	}
+	ps.Seeds = seedsOf(r)
 	return nil
+}
+
+// maxConfirmBumps bounds the confirmation's steps.
+const maxConfirmBumps = 16
+
+// confirmStep is the confirmation's step from a search count of n: one
+// GPU, or n/256 for pools of more than 256 (agent-heavy's long pool, 1,600
+// GPUs, would otherwise climb by 1/1,600 per step, each step simulating
+// 2K seeds).
+func confirmStep(n int) int { return max(1, n/256) }
+
+func seedsOf(r []outcome) []SizeSeed {
+	out := make([]SizeSeed, len(r))
+	for k, o := range r {
+		out[k] = o.SizeSeed
+	}
+	return out
 }
 
 func accepted(r []outcome) bool {
@@ -449,12 +546,21 @@ func worst(r []outcome) SizeSeed {
 	return w
 }
 
-// evaluate simulates pool i at n GPUs on every seed. Seeds run in batches
-// of Workers; after a batch with a failing seed the rest are skipped (the
-// candidate is rejected either way, so the search does not depend on the
-// batch size).
-func (s *sizer) evaluate(i, n int) ([]outcome, error) {
-	K := s.cfg.Seeds
+// searchSeeds are the seeds 1..K of the search.
+func (s *sizer) searchSeeds() []uint64 {
+	out := make([]uint64, s.cfg.Seeds)
+	for k := range out {
+		out[k] = uint64(k + 1)
+	}
+	return out
+}
+
+// evaluate simulates pool i at n GPUs on every seed given. Seeds run in
+// batches of Workers; after a batch with a failing seed the rest are
+// skipped (the candidate is rejected either way, so the search does not
+// depend on the batch size).
+func (s *sizer) evaluate(i, n int, seeds []uint64) ([]outcome, error) {
+	K := len(seeds)
 	var out []outcome
 	for b := 0; b < K; b += s.cfg.Workers {
 		e := min(K, b+s.cfg.Workers)
@@ -464,7 +570,7 @@ func (s *sizer) evaluate(i, n int) ([]outcome, error) {
 			wg.Add(1)
 			go func(j int) {
 				defer wg.Done()
-				batch[j-b] = s.run(i, n, uint64(j+1))
+				batch[j-b] = s.judge(i, n, seeds[j])
 			}(j)
 		}
 		wg.Wait()
@@ -487,13 +593,36 @@ func (s *sizer) evaluate(i, n int) ([]outcome, error) {
 // every seed and reports whether all meet the targets (for tests and
 // re-checks).
 func EvaluatePool(cfg SizeConfig, res *SizeResult, i, n int) (bool, []SizeSeed, error) {
-	c, err := checkSize(cfg)
+	s, err := newSizer(cfg, res)
 	if err != nil {
 		return false, nil, err
 	}
+	c := s.cfg
+	s.cfg.Workers = 1
+	r := make([]outcome, c.Seeds)
+	all := true
+	var seeds []SizeSeed
+	for k := range r {
+		r[k] = s.judge(i, n, uint64(k+1))
+		if r[k].err != nil {
+			return false, nil, r[k].err
+		}
+		all = all && r[k].ok
+		seeds = append(seeds, r[k].SizeSeed)
+	}
+	return all, seeds, nil
+}
+
+// newSizer rebuilds the sizer of a sized result's problem (pools at their
+// simulated counts), for re-checks.
+func newSizer(cfg SizeConfig, res *SizeResult) (*sizer, error) {
+	c, err := checkSize(cfg)
+	if err != nil {
+		return nil, err
+	}
 	cdf, err := workload.LoadCDF(c.Workload)
 	if err != nil {
-		return false, nil, err
+		return nil, err
 	}
 	s := &sizer{cfg: c, cdf: cdf, frac: workload.DefaultInputFraction}
 	s.router = sim.RouterConfig{Config: router.Config{Kind: res.Router, BShort: res.BShort, Gamma: res.Gamma, PC: res.PC}}
@@ -503,23 +632,9 @@ func EvaluatePool(cfg SizeConfig, res *SizeResult, i, n int) (bool, []SizeSeed, 
 	for _, p := range res.Pools {
 		s.plan.Pools = append(s.plan.Pools, fleetopt.PoolPlan{Name: p.Name, GPU: p.GPU, MaxCtx: p.MaxCtx, ArrivalRate: p.ArrivalRate})
 		s.counts = append(s.counts, p.GPUsSim)
-	}
-	for _, p := range res.Pools {
 		s.warm = append(s.warm, p.WarmupS)
 	}
-	s.cfg.Workers = 1
-	r := make([]outcome, c.Seeds)
-	all := true
-	var seeds []SizeSeed
-	for k := range r {
-		r[k] = s.run(i, n, uint64(k+1))
-		if r[k].err != nil {
-			return false, nil, r[k].err
-		}
-		all = all && r[k].ok
-		seeds = append(seeds, r[k].SizeSeed)
-	}
-	return all, seeds, nil
+	return s, nil
 }
 
 // LengthRouted returns the requests of src that the length router sends to
@@ -554,43 +669,131 @@ func (f *lengthRouted) Next(r *workload.Request) bool {
 
 func (f *lengthRouted) Err() error { return f.src.Err() }
 
-// run simulates pool i at n GPUs with one seed.
-func (s *sizer) run(i, n int, seed uint64) outcome {
-	o := outcome{SizeSeed: SizeSeed{Seed: seed}}
+// runRequests returns N, the fleet requests of one run of pool i at
+// window scale (1, 2, 4, …): max(Requests, the N whose warm-up fraction
+// sizeWarmup covers warmupServiceTimes mean slot times) × scale. The run is
+// pool i's part of a whole-fleet `fleetsim simulate --requests N --warmup
+// 0.2` (docs/experiments.md "Sizing by simulation").
+func (s *sizer) runRequests(i, scale int) int {
+	warmN := math.Ceil(s.warm[i] * s.cfg.Rate / sizeWarmup)
+	return int(math.Min(math.Max(float64(s.cfg.Requests), warmN)*float64(scale), 1e15))
+}
+
+// judge runs pool i at n GPUs with one seed on the first window and, while
+// a P99's confidence interval straddles its target, on twice the window,
+// up to MaxWindowScale; an interval still straddling there fails the seed.
+func (s *sizer) judge(i, n int, seed uint64) outcome {
+	var o outcome
+	for scale := 1; ; scale *= 2 {
+		o = s.run(i, n, seed, scale)
+		if o.err != nil || !o.Unclear || scale >= MaxWindowScale || s.runRequests(i, 2*scale) > MaxSizeRunRequests {
+			break
+		}
+	}
+	if o.Unclear {
+		o.ok = false
+	}
+	return o
+}
+
+// ciSink keeps the measured requests' TTFT and TPOT of one pool in
+// arrival order's batches.
+type ciSink struct {
+	pool string
+	recs []ciRec
+}
+
+type ciRec struct{ arr, ttft, tpot float64 }
+
+func (c *ciSink) Write(r *sim.Record) error {
+	if r.Pool == c.pool && !r.Warmup && !r.Rejected {
+		c.recs = append(c.recs, ciRec{r.ArrivalS, r.TTFTS, r.TPOTS})
+	}
+	return nil
+}
+
+// ciBatches is the number of batches of the P99 confidence interval.
+const ciBatches = 10
+
+// tCrit is the two-sided 95% Student t quantile with ciBatches − 1 = 9
+// degrees of freedom (t_{0.975, 9} = 2.262, any table).
+const tCrit = 2.262
+
+// p99HalfWidth returns the half-width of a 95% confidence interval of a
+// P99 by the batch quantile method (Seila, "A batching approach to quantile
+// estimation in regenerative simulations", Management Science 28(5),
+// 1982): the window's requests, in arrival order, are cut into ciBatches
+// batches; each batch's P99 is an estimate, and t_{0.975,B−1}·s/√B of
+// their standard deviation s bounds the error of their mean. Batches of
+// consecutive arrivals are correlated at high load, which widens s: the
+// bound is then conservative. +Inf below 100 requests per batch.
+func p99HalfWidth(v []float64) float64 {
+	per := len(v) / ciBatches
+	if per < 100 {
+		return math.Inf(1)
+	}
+	q := make([]float64, ciBatches)
+	buf := make([]float64, per)
+	for b := range q {
+		copy(buf, v[b*per:(b+1)*per])
+		slices.Sort(buf)
+		q[b] = buf[int(math.Ceil(0.99*float64(per)))-1]
+	}
+	mean := 0.0
+	for _, x := range q {
+		mean += x
+	}
+	mean /= ciBatches
+	ss := 0.0
+	for _, x := range q {
+		ss += (x - mean) * (x - mean)
+	}
+	return tCrit * math.Sqrt(ss/(ciBatches-1)) / math.Sqrt(ciBatches)
+}
+
+// run simulates pool i at n GPUs with one seed at window scale: pool i's
+// part of a whole-fleet run of N = runRequests(i, scale) requests whose
+// first sizeWarmup of arrivals are warm-up.
+func (s *sizer) run(i, n int, seed uint64, scale int) outcome {
+	o := outcome{SizeSeed: SizeSeed{Seed: seed, Scale: scale}}
 	p := s.plan.Pools[i]
-	lam := p.ArrivalRate
-	warm := int(math.Ceil(s.warm[i] * lam))
-	poolReq := warm + s.cfg.Requests
+	N := s.runRequests(i, scale)
 	scfg := sim.Defaults()
 	scfg.Seed = seed
 	scfg.Timing = s.cfg.Timing
 	scfg.Router = s.router
 	scfg.Pools = nil
+	scfg.WarmupFraction = sizeWarmup
 	var src workload.Source
 	var err error
 	idx := i
+	full, err := workload.NewSource(workload.Spec{CDF: s.cfg.Workload, Rate: s.cfg.Rate, Requests: N}, seed)
+	if err != nil {
+		o.err = err
+		return o
+	}
 	if s.router.Kind == sim.RouterLength {
-		// The pool alone, on the requests routed to it.
+		// The pool alone, on the requests the length router sends it out
+		// of the fleet's N: the same arrivals as in the whole fleet. Its
+		// warm-up is sizeWarmup of its expected count E = N·λ_p/λ (the
+		// pool's arrivals among the fleet's first sizeWarmup·N, up to
+		// binomial noise of √E).
 		lo := 0
 		for _, q := range s.plan.Pools {
 			if q.MaxCtx < p.MaxCtx {
 				lo = max(lo, q.MaxCtx)
 			}
 		}
-		total := int(math.Min(math.Ceil(float64(poolReq)*s.cfg.Rate/lam*1.2+1000), 1e9))
-		spec := workload.Spec{CDF: s.cfg.Workload, Rate: s.cfg.Rate, Requests: total}
-		full, err2 := workload.NewSource(spec, seed)
-		if err2 != nil {
-			o.err = err2
-			return o
-		}
-		src = &lengthRouted{src: full, lo: lo, hi: p.MaxCtx, limit: poolReq}
-		scfg.Workload = workload.Spec{CDF: s.cfg.Workload, Rate: lam, Requests: poolReq}
+		expect := float64(N) * p.ArrivalRate / s.cfg.Rate
+		limit := int(math.Ceil(expect + 10*math.Sqrt(expect) + 100))
+		src = &lengthRouted{src: full, lo: lo, hi: p.MaxCtx, limit: limit}
+		scfg.Workload = workload.Spec{CDF: s.cfg.Workload, Rate: p.ArrivalRate, Requests: limit}
+		scfg.WarmupFraction = sizeWarmup * expect / float64(limit)
 		scfg.Pools = []sim.PoolConfig{{Name: p.Name, GPU: p.GPU, Count: n, MaxContext: p.MaxCtx}}
 		idx = 0
 	} else {
-		total := int(math.Ceil(float64(poolReq) * s.cfg.Rate / lam))
-		scfg.Workload = workload.Spec{CDF: s.cfg.Workload, Rate: s.cfg.Rate, Requests: total}
+		// The whole fleet: the other pools held at their counts.
+		scfg.Workload = workload.Spec{CDF: s.cfg.Workload, Rate: s.cfg.Rate, Requests: N}
 		for j, q := range s.plan.Pools {
 			c := s.counts[j]
 			if j == i {
@@ -598,29 +801,43 @@ func (s *sizer) run(i, n int, seed uint64) outcome {
 			}
 			scfg.Pools = append(scfg.Pools, sim.PoolConfig{Name: q.Name, GPU: q.GPU, Count: c, MaxContext: q.MaxCtx})
 		}
-		src, err = workload.NewSource(scfg.Workload, seed)
-		if err != nil {
-			o.err = err
-			return o
-		}
-		warm = int(math.Ceil(s.warm[i] * s.cfg.Rate))
-		poolReq = total
+		src = full
 	}
-	scfg.WarmupFraction = math.Min(0.9, math.Max(0.05, float64(warm)/float64(poolReq)))
 	if err := scfg.Validate(); err != nil {
 		o.err = err
 		return o
 	}
-	sum, err := sim.Run(scfg, src, nil, sim.Options{Stop: s.cfg.Stop})
+	sink := &ciSink{pool: p.Name}
+	sum, err := sim.Run(scfg, src, sink, sim.Options{Stop: s.cfg.Stop})
 	if err != nil {
 		o.err = err
 		return o
 	}
 	pm := sum.Pools[idx]
 	o.P99TTFT, o.P99TPOT, o.Util, o.Rejected = pm.TTFT.P99, pm.TPOT.P99, pm.SlotUtilization, pm.Rejected
-	o.ok = !pm.Overloaded && pm.Completed > 0 &&
-		(s.cfg.SLOTTFTS == 0 || o.P99TTFT <= s.cfg.SLOTTFTS) &&
-		(s.cfg.SLOTPOTS == 0 || o.P99TPOT <= s.cfg.SLOTPOTS) &&
-		(s.cfg.UtilCap == 0 || o.Util <= s.cfg.UtilCap)
+	o.Measured = len(sink.recs)
+	slices.SortFunc(sink.recs, func(a, b ciRec) int { return cmp.Compare(a.arr, b.arr) })
+	ttft := make([]float64, len(sink.recs))
+	tpot := make([]float64, len(sink.recs))
+	for k, r := range sink.recs {
+		ttft[k], tpot[k] = r.ttft, r.tpot
+	}
+	o.TTFTHalfWidth, o.TPOTHalfWidth = p99HalfWidth(ttft), p99HalfWidth(tpot)
+	if pm.Overloaded || pm.Completed == 0 || (s.cfg.UtilCap > 0 && o.Util > s.cfg.UtilCap) {
+		return o // a clear failure
+	}
+	// Each target: clearly met (estimate + half-width within it), clearly
+	// missed (estimate − half-width beyond it), or unclear.
+	o.ok = true
+	for _, c := range []struct{ est, hw, target float64 }{{o.P99TTFT, o.TTFTHalfWidth, s.cfg.SLOTTFTS}, {o.P99TPOT, o.TPOTHalfWidth, s.cfg.SLOTPOTS}} {
+		switch {
+		case c.target == 0:
+		case c.est-c.hw > c.target:
+			o.ok, o.Unclear = false, false
+			return o
+		case c.est+c.hw > c.target:
+			o.ok, o.Unclear = false, true
+		}
+	}
 	return o
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fleetsim/fleetsim/sim"
+	"github.com/fleetsim/fleetsim/sim/osd"
 )
 
 // smallBase is a two-pool scenario small enough for unit tests.
@@ -225,5 +226,30 @@ func TestRoundRate(t *testing.T) {
 		if got := roundRate(tc.r, tc.step); got != tc.want {
 			t.Errorf("roundRate(%v, %v) = %v, want %v", tc.r, tc.step, got, tc.want)
 		}
+	}
+}
+
+// Issue 20 item 4: a probe too short for the simulator's detector to
+// decide is refused (it reported "held at 14950.4 req/s" at 1e-9 s), the
+// minimum coming from the detector's own settings (guidellm's defaults:
+// 2 × 30 s); with the detector off the search cannot run.
+func TestFindMaxRateRefusesUndecidableProbes(t *testing.T) {
+	base := sim.Defaults()
+	base.Pools = []sim.PoolConfig{{Name: "a", GPU: "a10g", Count: 1, MaxContext: 2048}}
+	base.Timing = "kv"
+	for _, d := range []float64{1e-9, 59.9} {
+		if _, err := FindMaxRate(base, []uint64{1}, MaxRateOptions{DurationS: d}); err == nil || !strings.Contains(err.Error(), "cannot be decided") {
+			t.Errorf("duration %g: err %v", d, err)
+		}
+	}
+	short := base
+	short.OSD.Params = &osd.Config{MinimumDuration: 5, MinimumTTFT: 2.5, MaximumWindowSeconds: 120, MOEThreshold: 2, MaximumWindowRatio: 0.75, MinimumWindowSize: 5, Confidence: 0.95, Eps: 1e-12}
+	if got := MinProbeDurationS(*short.OSD.Params); got != 10 {
+		t.Errorf("min probe %g s, want 2 × max(5, 2.5, 5) = 10", got)
+	}
+	off := base
+	off.OSD.Mode = sim.OSDOff
+	if _, err := FindMaxRate(off, []uint64{1}, MaxRateOptions{DurationS: 300}); err == nil || !strings.Contains(err.Error(), "osd.mode off") {
+		t.Errorf("osd off: err %v", err)
 	}
 }

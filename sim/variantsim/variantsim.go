@@ -49,7 +49,7 @@ const PoolName = "variant"
 // P = δ; see variants.Profile.EngineTiming), c.Batch slots, a KV cache that
 // holds c.Batch full requests (the model has no KV limit) and a prefill
 // chunk of the whole prompt (the model prefills a request in one pass).
-// The GPU entry ("h100") only supplies the catalog fields the override
+// The GPU entry ("h100-est") only supplies the catalog fields the override
 // leaves alone (block size).
 func Config(c Check) sim.Config {
 	blocks := c.Batch * ((c.In + c.Out + 15) / 16)
@@ -62,7 +62,7 @@ func Config(c Check) sim.Config {
 		Seed:     c.Seed,
 		Workload: workload.Spec{Rate: c.RateRPS, Requests: c.Requests},
 		Pools: []sim.PoolConfig{{
-			Name: PoolName, GPU: "h100", Count: c.Replicas, MaxContext: c.In + c.Out, Dispatch: d,
+			Name: PoolName, GPU: "h100-est", Count: c.Replicas, MaxContext: c.In + c.Out, Dispatch: d,
 			Override: &sim.EngineOverride{Timing: &t, MaxSeqs: c.Batch, KVBlocks: blocks, ChunkTokens: max(c.In, 1)},
 		}},
 		Timing:         "paper",

@@ -1,0 +1,156 @@
+package sim
+
+import (
+	"math"
+	"testing"
+
+	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/workload"
+)
+
+// disaggRun runs reqs on one a100 pool (max_ctx 16384, kv timing)
+// disaggregated 1:1 over link.
+func disaggRun(t *testing.T, link catalog.KVLink, reqs []workload.Request) ([]Record, *Summary) {
+	t.Helper()
+	cfg := fleetCfg(len(reqs), 0, PoolConfig{Name: "p", GPU: "a100", Count: 2, MaxContext: 16384,
+		Disaggregated: &DisaggConfig{Prefill: 1, Decode: 1, Link: &link}})
+	cfg.SLO = SLO{TTFTS: 1, TPOTS: 1}
+	g, _ := cfg.Pools[0].gpu()
+	if err := cfg.Pools[0].Disaggregated.validate("pools[0]", cfg.Pools[0], g); err != nil {
+		t.Fatal(err)
+	}
+	sink := &memSink{}
+	s, err := Run(cfg, &sliceSource{reqs: reqs}, sink, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sink.recs, s
+}
+
+// TestDisaggByHand: one request (L_in 100, L_out 3) on a pool
+// disaggregated 1:1 over a link of no cost (10^300 GB/s, no latency:
+// the transfer rounds to 0 ps). kv timing of the a100 (W = 8 ms,
+// H_kv = 0.65 ms / 8,192 per token, docs/model.md): the prefill instance
+// runs one iteration over 100 tokens, TTFT = W + 100·H_kv; the KV lands on
+// the decode instance at that moment and it decodes tokens 2 and 3 in two
+// iterations holding 101 and 102 tokens: finish = TTFT + 2W + 203·H_kv,
+// TPOT = (2W + 203·H_kv)/2 — the colocated instance's times exactly.
+func TestDisaggByHand(t *testing.T) {
+	h := 0.00065 / 8192
+	ttft := 0.008 + 100*h
+	fin := ttft + 0.016 + 203*h
+	recs, s := disaggRun(t, catalog.KVLink{GBs: 1e300}, []workload.Request{{ID: 0, InputTokens: 100, OutputTokens: 3, MaxOutputTokens: 3}})
+	r := recs[0]
+	if math.Abs(r.TTFTS-ttft) > 1e-12 || math.Abs(r.FinishS-fin) > 1e-12 || math.Abs(r.TPOTS-(fin-ttft)/2) > 1e-12 {
+		t.Errorf("ttft %.15g finish %.15g tpot %.15g; want %.15g, %.15g, %.15g", r.TTFTS, r.FinishS, r.TPOTS, ttft, fin, (fin-ttft)/2)
+	}
+	if r.Instance != 1 || r.Ext.PrefillInstance != 0 || r.Ext.DecodeInstance != 1 || r.Ext.KVTransferS != 0 {
+		t.Errorf("instance %d, ext %+v; want decode instance 1, prefill 0, no transfer time", r.Instance, r.Ext)
+	}
+	d := s.Pools[0].Disagg
+	if d == nil || d.Prefill != 1 || d.Decode != 1 || d.Transfers != 1 || s.Pools[0].GPUs != 2 {
+		t.Errorf("summary %+v, gpus %d", d, s.Pools[0].GPUs)
+	}
+	// The same request colocated on one instance: the same times.
+	cfg := fleetCfg(1, 0, PoolConfig{Name: "p", GPU: "a100", Count: 1, MaxContext: 16384})
+	cfg.SLO = SLO{TTFTS: 1, TPOTS: 1}
+	sink := &memSink{}
+	if _, err := Run(cfg, &sliceSource{reqs: []workload.Request{{ID: 0, InputTokens: 100, OutputTokens: 3, MaxOutputTokens: 3}}}, sink, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if c := sink.recs[0]; c.TTFTS != r.TTFTS || c.FinishS != r.FinishS {
+		t.Errorf("colocated ttft %.15g finish %.15g, disaggregated %.15g %.15g", c.TTFTS, c.FinishS, r.TTFTS, r.FinishS)
+	}
+}
+
+// TestDisaggTransfer: a 10,000-token Llama-3-70B prompt (327,680 KV bytes
+// per token: 80 layers × 8 KV heads × 128 × 2 × 2 B) over a 50 GB/s link
+// with 1 ms latency moves in 10,000·327,680/(50·10^9) + 0.001 = 0.066536 s,
+// which the record's kv_transfer_s holds and the decode waits for.
+func TestDisaggTransfer(t *testing.T) {
+	want := 10000*327680/50e9 + 0.001
+	recs, s := disaggRun(t, catalog.KVLink{GBs: 50, LatencyS: 0.001}, []workload.Request{{ID: 0, InputTokens: 10000, OutputTokens: 2, MaxOutputTokens: 2}})
+	r := recs[0]
+	if math.Abs(r.Ext.KVTransferS-want) > 1e-12 {
+		t.Errorf("kv_transfer_s %.15g, want %.15g", r.Ext.KVTransferS, want)
+	}
+	// TPOT (one decode token): the transfer, then one decode iteration of
+	// W + 10,001·H_kv on the idle decode instance.
+	if tpot := want + 0.008 + 10001*0.00065/8192; math.Abs(r.TPOTS-tpot) > 1e-9 {
+		t.Errorf("tpot %.15g, want %.15g", r.TPOTS, tpot)
+	}
+	if q := s.Pools[0].Disagg.Transfer; math.Abs(q.P50-want)/want > SketchRelativeError {
+		t.Errorf("summary kv_transfer_s p50 %v, want %v", q.P50, want)
+	}
+}
+
+// TestDisaggDecodeWaitsForRoom: a decode instance with one slot
+// (max_seqs 1) takes the second prefilled request only when the first
+// has finished: its transfer starts then.
+func TestDisaggDecodeWaitsForRoom(t *testing.T) {
+	cfg := fleetCfg(2, 0, PoolConfig{Name: "p", GPU: "a100", Count: 2, MaxContext: 4096, MaxSeqs: 1,
+		Disaggregated: &DisaggConfig{Prefill: 1, Decode: 1, Link: &catalog.KVLink{GBs: 1e300}}})
+	cfg.SLO = SLO{TTFTS: 1, TPOTS: 1}
+	sink := &memSink{}
+	reqs := []workload.Request{{ID: 0, InputTokens: 100, OutputTokens: 50, MaxOutputTokens: 50}, {ID: 1, Arrival: 0.001, InputTokens: 100, OutputTokens: 5, MaxOutputTokens: 5}}
+	s, err := Run(cfg, &sliceSource{reqs: reqs}, sink, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r0, r1 Record
+	for _, r := range sink.recs {
+		if r.ID == 0 {
+			r0 = r
+		} else {
+			r1 = r
+		}
+	}
+	// r1's decode starts after r0 finished: 4 decode iterations after it.
+	if !(r1.FinishS > r0.FinishS) || r1.FirstTokenS > r0.FinishS {
+		t.Errorf("r0 finishes %v, r1 first token %v finishes %v: r1 should prefill early and decode after r0", r0.FinishS, r1.FirstTokenS, r1.FinishS)
+	}
+	if w := s.Pools[0].Disagg.DecodeWait; !(w.P99 > 0.3) {
+		t.Errorf("decode wait %+v: r1 waited about %v s", w, r0.FinishS-r1.FirstTokenS)
+	}
+}
+
+// TestDisaggConservation: 3,000 Poisson requests on a pool disaggregated
+// 2:3 over a 25 GB/s link with KV-bound decode instances (max_seqs 16,
+// 1,024 blocks: preemptions) all leave it, in the same way twice; every
+// served request with L_out >= 2 was prefilled on a prefill instance
+// (0, 1), decoded on a decode one (2..4) and moved in L_in·327,680/25e9 s.
+func TestDisaggConservation(t *testing.T) {
+	cfg := fleetCfg(3000, 0.2, PoolConfig{Name: "p", GPU: "a100", Count: 5, MaxContext: 8192, MaxSeqs: 16, KVBlocks: 1024,
+		Disaggregated: &DisaggConfig{Prefill: 2, Decode: 3, Link: &catalog.KVLink{GBs: 25}}})
+	run := func() ([]Record, *Summary) {
+		sink := &memSink{}
+		s, err := Run(cfg, newPoisson(3000, 40, 50, 6000, 11), sink, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sink.recs, s
+	}
+	r1, s1 := run()
+	r2, _ := run()
+	if len(r1) != 3000 || len(r2) != 3000 {
+		t.Fatalf("%d, %d records, want 3000", len(r1), len(r2))
+	}
+	checkConservation(t, s1)
+	for i, r := range r1 {
+		if r.ID != r2[i].ID || r.FinishS != r2[i].FinishS {
+			t.Fatalf("record %d differs between runs", i)
+		}
+		if r.Rejected || r.OutputTokens < 2 {
+			continue
+		}
+		want := float64(r.InputTokens) * 327680 / 25e9
+		if r.Ext.PrefillInstance < 0 || r.Ext.PrefillInstance > 1 || r.Ext.DecodeInstance < 2 || r.Ext.DecodeInstance > 4 ||
+			r.Instance != r.Ext.DecodeInstance || math.Abs(r.Ext.KVTransferS-want) > 1e-12 || r.FirstTokenS+r.Ext.KVTransferS > r.FinishS {
+			t.Fatalf("record %+v", r)
+		}
+	}
+	if s1.Pools[0].Preemptions == 0 {
+		t.Log("no preemptions")
+	}
+	t.Logf("preemptions %d, decode wait %+v, transfer %+v", s1.Pools[0].Preemptions, s1.Pools[0].Disagg.DecodeWait, s1.Pools[0].Disagg.Transfer)
+}
