@@ -275,7 +275,7 @@ func (c *Config) Validate() error {
 		g, err := p.InstanceProfile()
 		if err != nil {
 			if _, spec := catalog.LookupHardware(p.GPU); p.Model == "" && p.TP == 0 && !strings.Contains(p.GPU, "/") && spec != nil {
-				return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s, or GPU/MODEL/tpN)", strings.Join(catalog.GPUNames(), ", "))
+				return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s, or GPU/MODEL/tpN)", strings.Join(catalog.AcceptedGPUNames(), ", "))
 			}
 			return bad(f+".gpu", p.GPU, "%s", err)
 		}

@@ -134,7 +134,7 @@ Flags:
 `)
 	fmt.Fprint(w, fs.FlagUsagesWrapped(100))
 	fmt.Fprintf(w, "\nGPUs: %s, or a computed instance GPU/MODEL/tpN (fleetsim catalog; docs/catalog.md). See docs/cli.md for the scenario file format and the Parquet schema.\n",
-		strings.Join(catalog.GPUNames(), ", "))
+		strings.Join(catalog.AcceptedGPUNames(), ", "))
 }
 
 // parsePool parses NAME:GPU:COUNT:MAXCTX.
@@ -316,8 +316,8 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	}
 	// The summary records the effective settings, defaults spelled out.
 	cfg = cfg.Effective()
-	if fi, err := os.Stat(f.out); err == nil && !fi.IsDir() {
-		return badInput("--out %q: exists and is not a directory", f.out)
+	if err := checkCreatableDir("--out", f.out, f.out); err != nil {
+		return err
 	}
 	for _, name := range f.outputNames() {
 		if err := export.CheckReplaceable(filepath.Join(f.out, name)); err != nil {
