@@ -194,12 +194,6 @@ func (f Figure) Render(format string) ([]byte, error) {
 	if f.YUnit && !f.LogY {
 		p.Y.Min, p.Y.Max = 0, 1.02 // room for the markers at 1
 	}
-	if f.LogX {
-		p.X.Min, p.X.Max = logRange(p.X.Min, p.X.Max)
-	}
-	if f.LogY {
-		p.Y.Min, p.Y.Max = logRange(p.Y.Min, p.Y.Max)
-	}
 	if err := addRefs(p, f); err != nil {
 		return nil, err
 	}
@@ -262,20 +256,6 @@ func dataTicks(series []FigureSeries) []plot.Tick {
 		ticks[i] = plot.Tick{Value: x, Label: label}
 	}
 	return ticks
-}
-
-// logRange returns a log axis's range for the data range [lo, hi]: gonum
-// keeps an empty range (no positive point) and widens a single value by ±1,
-// below 0, which its log ticks refuse with a panic; so no data gives one
-// decade [1, 10] and a single value v the range [v/2, 2v].
-func logRange(lo, hi float64) (float64, float64) {
-	switch {
-	case !(lo > 0 && hi >= lo):
-		return 1, 10
-	case lo == hi:
-		return lo / 2, hi * 2
-	}
-	return lo, hi
 }
 
 // maxDataLabel is the longest label of a data tick: values a person chose
