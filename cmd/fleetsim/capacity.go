@@ -103,7 +103,7 @@ func newCapacityFlags() *capacityFlags {
 	fs.Float64Var(&f.latencyPct, "latency-percentile", 0.99, "share of requests that must meet --latency-slo, in (0, 1)")
 	fs.StringVar(&f.latencyMetric, "latency-metric", capacity.MetricE2E, "e2e (R = L_base + W) or queue (W)")
 	fs.BoolVar(&f.simulate, "simulate", false, "check the fluid latency model against the simulator on fleets of --gpu instances")
-	fs.StringVar(&f.gpu, "gpu", "a100", "--simulate: GPU profile: "+strings.Join(catalog.GPUNames(), ", "))
+	fs.StringVar(&f.gpu, "gpu", "a100", "--simulate: GPU profile: "+strings.Join(catalog.AcceptedGPUNames(), ", ")+", or GPU/MODEL/tpN")
 	fs.StringVar(&f.timing, "timing", catalog.DefaultTiming, "--simulate: iteration-time preset: kv or paper")
 	fs.StringVar(&f.instances, "instances", "", "--simulate: instance counts to simulate, comma-separated (default: around the plan)")
 	fs.IntVar(&f.maxCtx, "max-ctx", 0, "--simulate: instance max context, tokens (0 = smallest power of two holding every request)")

@@ -490,9 +490,6 @@ func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io
 	if f.points {
 		wrote = append(wrote, filepath.Join(f.out, pointsDir)+"/point-*.parquet")
 	}
-	if shard.N == 0 {
-		removeStaleOutputs(f.out, written)
-	}
 	fmt.Fprintf(stderr, "wrote %s\n", strings.Join(wrote, ", "))
 	return nil
 }
