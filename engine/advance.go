@@ -16,6 +16,14 @@ type run struct {
 	anchorT  Time    // its start
 	a        float64 // duration of the first iteration, ps
 	d        float64 // growth of the duration per iteration, ps
+	// The run's horizon (see horizon), once computed: hzK iterations
+	// from iteration hzIt, and whether it ends in a preemption. Quiet
+	// iterations (jump) do not move it: it is the index of the first
+	// iteration that changes the batch, fixed by the batch alone.
+	hzKnown bool
+	hzEx    bool
+	hzIt    int
+	hzK     int
 }
 
 // startOf returns the start of the run's j-th iteration (Never when that
@@ -61,45 +69,49 @@ func (e *Engine) popSeq() {
 
 // --- decoder heap on (fin, ord) ---
 
-func decLess(a, b *seq) bool { return a.fin < b.fin || (a.fin == b.fin && a.ord < b.ord) }
+// decEnt is a decoder in the heap with its key inline, so that sifting
+// compares without loading the sequences.
+type decEnt struct {
+	fin int   // the sequence's fin
+	ord int64 // its ord
+	s   *seq
+}
+
+func decLess(a, b *decEnt) bool { return a.fin < b.fin || (a.fin == b.fin && a.ord < b.ord) }
 
 func (e *Engine) heapUp(i int) {
 	h := e.dec
-	s := h[i]
+	x := h[i]
 	for i > 0 {
 		p := (i - 1) / 2
-		if !decLess(s, h[p]) {
+		if !decLess(&x, &h[p]) {
 			break
 		}
 		h[i] = h[p]
-		h[i].hidx = i
 		i = p
 	}
-	h[i] = s
-	s.hidx = i
+	h[i] = x
 }
 
 func (e *Engine) heapDown(i int) {
 	h := e.dec
 	n := len(h)
-	s := h[i]
+	x := h[i]
 	for {
 		c := 2*i + 1
 		if c >= n {
 			break
 		}
-		if c+1 < n && decLess(h[c+1], h[c]) {
+		if c+1 < n && decLess(&h[c+1], &h[c]) {
 			c++
 		}
-		if !decLess(h[c], s) {
+		if !decLess(&h[c], &x) {
 			break
 		}
 		h[i] = h[c]
-		h[i].hidx = i
 		i = c
 	}
-	h[i] = s
-	s.hidx = i
+	h[i] = x
 }
 
 // addDecoder makes s, whose prefill just completed (KV holds s.p tokens,
@@ -112,29 +124,30 @@ func (e *Engine) addDecoder(s *seq, i int) {
 	s.grown = 0
 	e.cnt[e.residue(s.base)]++
 	e.sumBase += s.base
-	s.hidx = len(e.dec)
-	e.dec = append(e.dec, s)
-	e.heapUp(s.hidx)
+	e.dec = append(e.dec, decEnt{fin: s.fin, ord: s.ord, s: s})
+	e.heapUp(len(e.dec) - 1)
 }
 
-// removeDecoder takes s out of the decoder heap.
+// removeDecoder takes s out of the decoder heap (the top in O(log n), any
+// other, a preemption's victim, after a linear search).
 func (e *Engine) removeDecoder(s *seq) {
-	i := s.hidx
+	i := 0
+	for e.dec[i].s != s {
+		i++
+	}
 	n := len(e.dec) - 1
 	if i != n {
 		e.dec[i] = e.dec[n]
-		e.dec[i].hidx = i
 	}
-	e.dec[n] = nil
+	e.dec[n] = decEnt{}
 	e.dec = e.dec[:n]
 	if i != n {
 		e.heapDown(i)
-		e.heapUp(e.dec[i].hidx)
+		e.heapUp(i)
 	}
 	e.cnt[e.residue(s.base)]--
 	e.sumBase -= s.base
 	s.isDec = false
-	s.hidx = -1
 }
 
 // residue returns the class of a decoder with the given base: it needs a new
@@ -244,7 +257,16 @@ func (e *Engine) quiet() bool {
 func (e *Engine) horizon() (k int, exhaust bool) {
 	if !e.run.valid {
 		e.establish()
+	} else if r := &e.run; r.hzKnown {
+		return r.hzK - (e.it - r.hzIt), r.hzEx
 	}
+	k, exhaust = e.searchHorizon()
+	e.run.hzKnown, e.run.hzEx, e.run.hzIt, e.run.hzK = true, exhaust, e.it, k
+	return k, exhaust
+}
+
+// searchHorizon computes horizon's answer from the batch.
+func (e *Engine) searchHorizon() (k int, exhaust bool) {
 	k = math.MaxInt
 	if n := len(e.dec); n > 0 {
 		k = e.dec[0].fin - e.it
@@ -480,7 +502,7 @@ func (e *Engine) step(out []Result) []Result {
 	// 4. Apply. Decoders that produce their last token leave first.
 	done := e.done[:0]
 	for len(e.dec) > 0 && e.dec[0].fin == i {
-		s := e.dec[0]
+		s := e.dec[0].s
 		s.held = e.blocksFor(s.base + i + 1)
 		e.removeDecoder(s)
 		done = append(done, s)
@@ -541,8 +563,8 @@ func (e *Engine) step(out []Result) []Result {
 func (e *Engine) growPreempt(i int) {
 	bt := e.cfg.BlockTokens
 	var needy []*seq
-	for _, s := range e.dec {
-		if (s.base+i)%bt == 0 {
+	for _, d := range e.dec {
+		if s := d.s; (s.base+i)%bt == 0 {
 			needy = append(needy, s)
 		}
 	}
@@ -571,9 +593,9 @@ func (e *Engine) victim() *seq {
 	if n := len(e.pre); n > 0 {
 		v = e.pre[n-1]
 	}
-	for _, s := range e.dec {
-		if v == nil || s.ord > v.ord {
-			v = s
+	for _, d := range e.dec {
+		if v == nil || d.ord > v.ord {
+			v = d.s
 		}
 	}
 	return v

@@ -57,13 +57,13 @@ type Engine struct {
 	q     []*seq
 	qh    int
 
-	pre     []*seq // prefilling sequences, admission order
-	dec     []*seq // decoding sequences, a min-heap on (fin, ord)
-	cnt     []int  // decoders by residue (-base) mod BlockTokens
-	sumBase int    // sum of base over decoders
-	free    int    // free KV blocks
-	seqno   int64  // admission counter
-	it      int    // index of the next iteration (= iterations run)
+	pre     []*seq   // prefilling sequences, admission order
+	dec     []decEnt // decoding sequences, a min-heap on (fin, ord)
+	cnt     []int    // decoders by residue (-base) mod BlockTokens
+	sumBase int      // sum of base over decoders
+	free    int      // free KV blocks
+	seqno   int64    // admission counter
+	it      int      // index of the next iteration (= iterations run)
 
 	next    Time // start of the next iteration (valid when not idle)
 	idle    bool // nothing running, nothing queued
@@ -98,7 +98,6 @@ func (e *Engine) newSeq(j Job, now Time) *seq {
 	}
 	s.res = Result{Job: j, Enqueued: now}
 	s.p = j.In
-	s.hidx = -1
 	return s
 }
 
@@ -118,7 +117,6 @@ type seq struct {
 	base      int       // decoders: KV tokens before iteration i = base + i
 	gb        int       // decoders: tokens generated before iteration i = gb + i
 	fin       int       // decoders: iteration that produces the last token
-	hidx      int       // decoders: index in the heap
 	grown     int       // decoders: i+1 when given a block at the start of iteration i
 	held      int       // blocks held when it finished (set in step)
 	pc        *seqCache // prefix cache state, nil until admitted with a prefix

@@ -150,6 +150,9 @@ func runScenario(sc scenario) (*oracle, int, error) {
 		if err := compareResults(got[n:], want[n:]); err != nil {
 			return fmt.Errorf("AdvanceTo(%v): %v", t, err)
 		}
+		if err := checkHorizon(e); err != nil {
+			return err
+		}
 		return checkStats(e, o)
 	}
 	for i, r := range sc.reqs {

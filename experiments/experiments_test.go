@@ -537,3 +537,30 @@ func TestSelfConsistentGPUs(t *testing.T) {
 		}
 	}
 }
+
+// TestDaySmall runs the day experiment at a small share of the day (20,000
+// requests per policy over the 24 hours) and checks its bookkeeping: the
+// static-peak fleet bills its instances for the whole run, by hand
+// (instances × the run's length), and every policy's row is there.
+func TestDaySmall(t *testing.T) {
+	tabs, err := Day(Options{Requests: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tabs) != 2 || len(tabs[0].Rows) != 4 || len(tabs[1].Rows) != 4 || len(tabs[0].Figures) != 2 {
+		t.Fatalf("got %d tables, want 2 with 4 rows each and 2 figures", len(tabs))
+	}
+	for _, tab := range tabs {
+		if tab.Name != "day" || tab.Title == "" || tab.Source == "" {
+			t.Errorf("table %q: want name day, a title and a source", tab.Name)
+		}
+	}
+	for i, want := range []string{"static-peak", "threshold", "wva", "schedule"} {
+		if got := tabs[0].Rows[i][0]; got != want {
+			t.Errorf("row %d: %v, want %s", i, got, want)
+		}
+	}
+	if d := tabs[0].Rows[0][3].(Num).V; d != 0 {
+		t.Errorf("static-peak vs itself: %v%%, want 0", d)
+	}
+}

@@ -103,6 +103,7 @@ func All() []Experiment {
 		{Name: "prefix-cache", Summary: "issue 18 (a): Mooncake conversation trace on one pool, no prefix cache vs a cache under least-loaded, prefix-affinity and weighted routing (runs the simulator)", Slow: true, ByName: true, Run: PrefixCache},
 		{Name: "disagg-goodput", Summary: "issue 18 (b): goodput of 8 H100 TP4 instances, colocated vs prefill/decode splits, Azure and agent-heavy (runs the simulator)", Slow: true, ByName: true, Run: DisaggGoodput},
 		{Name: "disagg-routing", Summary: "issue 18 (c): goodput of 16 H100 TP4 instances on Azure, one pool vs short/long pools, each colocated or disaggregated (runs the simulator)", Slow: true, ByName: true, Run: DisaggRouting},
+		{Name: "day", Summary: "issue 17: the Azure PR fleet through one simulated day (sinusoid, mean 500 req/s, 3:1) under static-peak, threshold, wva and schedule; adaptive vs static B_short (runs the simulator; a tenth of the day unless --requests 43200000)", Slow: true, Run: Day},
 		{Name: "tokenbudget-table4", Summary: "token-budget Table 4: per-category EMA calibration at n = 50 and mis-route rates vs static 4.0", Run: TokenBudgetTable4},
 	}
 }

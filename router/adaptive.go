@@ -148,3 +148,15 @@ func (a *Adaptive) Update(short, long PoolSignals) int {
 	}
 	return a.bShort
 }
+
+// SetBShort moves the short-pool threshold B_short to b tokens (the
+// adaptive threshold's output; b within [1, the smallest pool's max
+// context]). The C&R band's upper edge ⌊γ·B_short⌋ moves with it.
+func (t *TokenBudget) SetBShort(b int) {
+	b = min(max(b, 1), t.pools[0].MaxContext)
+	if b == t.bShort {
+		return
+	}
+	t.bShort, t.thr[0] = b, b
+	t.bandHi = int(math.Floor(t.gamma * float64(b)))
+}

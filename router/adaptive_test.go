@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/fleetsim/fleetsim/workload"
 )
 
 // TestAdaptiveLaw: the control law of docs/day.md, step by step by hand.
@@ -74,5 +76,34 @@ func TestAdaptiveValidate(t *testing.T) {
 	}
 	if err := (AdaptiveConfig{MinBShort: 2048, MaxBShort: 8192}).Validate(); err != nil {
 		t.Errorf("valid: %v", err)
+	}
+}
+
+// TestSetBShort: moving B_short moves the short pool's threshold (and the
+// C&R band's upper edge ⌊γ·B⌋): a request of L_in + L_out = 3,000 tokens
+// (no bytes: the estimate is the true count) goes to the short pool at
+// B_short 4,096 and to the long one at 2,048.
+func TestSetBShort(t *testing.T) {
+	pools := []Pool{{Name: "s", MaxContext: 4096, GPUs: 1, Slots: 8}, {Name: "l", MaxContext: 65536, GPUs: 1, Slots: 2}}
+	r, err := New(Config{Kind: KindCR, PC: 1, BShort: 4096}, pools, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := r.(*TokenBudget)
+	req := &workload.Request{InputTokens: 2500, OutputTokens: 500, MaxOutputTokens: 500, Category: workload.Code}
+	loads := make([]Load, 2)
+	if d := r.Route(req, loads); d.Pool != 0 {
+		t.Fatalf("B_short 4096: pool %d, want 0", d.Pool)
+	}
+	tb.SetBShort(2048)
+	if d := r.Route(req, loads); d.Pool != 1 {
+		t.Errorf("B_short 2048: pool %d, want 1", d.Pool)
+	}
+	if tb.bShort != 2048 || tb.thr[0] != 2048 || tb.bandHi != 3072 {
+		t.Errorf("after SetBShort(2048): b_short %d, threshold %d, band edge %d; want 2048, 2048, ⌊1.5·2048⌋ = 3072", tb.bShort, tb.thr[0], tb.bandHi)
+	}
+	tb.SetBShort(1 << 20) // clamped to the smallest pool's max context
+	if tb.bShort != 4096 {
+		t.Errorf("SetBShort(2^20): b_short %d, want 4096", tb.bShort)
 	}
 }

@@ -66,6 +66,7 @@ type TokenBudget struct {
 	cr       bool
 	bShort   int
 	bandHi   int // ⌊γ·BShort⌋, tokens
+	gamma    float64
 	pc       float64
 	gate     [256]bool // compressible categories
 	est      *Estimator
@@ -89,6 +90,7 @@ func newTokenBudget(cfg Config, pools []Pool, seed uint64) *TokenBudget {
 		cr:      cfg.Kind == KindCR,
 		bShort:  cfg.BShort,
 		bandHi:  int(math.Floor(cfg.Gamma * float64(cfg.BShort))),
+		gamma:   cfg.Gamma,
 		pc:      cfg.PC,
 		est:     NewEstimator(cfg.EMADecay, sk, cfg.ColdStart, cfg.MinObservations),
 		rng:     workload.NewRand(seed, workload.StreamRouter),

@@ -11,7 +11,9 @@ import (
 	"strings"
 
 	"github.com/fleetsim/fleetsim/engine"
+	"github.com/fleetsim/fleetsim/pools/autoscale"
 	"github.com/fleetsim/fleetsim/pools/catalog"
+	"github.com/fleetsim/fleetsim/pools/variants"
 	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/workload"
 )
@@ -55,6 +57,9 @@ type PoolConfig struct {
 	TP       int          `json:"tp,omitempty" yaml:"tp,omitempty"`
 	Spec     string       `json:"spec,omitempty" yaml:"spec,omitempty"`
 	Instance *catalog.GPU `json:"instance,omitempty" yaml:"-"`
+	// ScalingBlock bounds and prices the pool's instances when an
+	// autoscaler changes its size (docs/day.md; PoolConfig.Scaling).
+	ScalingBlock *PoolScaling `json:"scaling,omitempty" yaml:"scaling,omitempty"`
 	// Timing, when set, is this pool's iteration-time preset in place of
 	// the run's (Config.Timing), e.g. measured for a computed pool beside
 	// a hand-written one (catalog.TimingNames).
@@ -131,6 +136,9 @@ type RouterConfig struct {
 	// RetryDelayS, when > 0, retries a request rejected by a pool that is too
 	// small at the next larger pool after this delay, s.
 	RetryDelayS float64 `json:"retry_delay_s,omitempty" yaml:"retry_delay_s,omitempty"`
+	// Adaptive, when set, moves B_short every control interval from the
+	// errors the pools show (router.Adaptive, docs/day.md).
+	Adaptive *router.AdaptiveConfig `json:"adaptive,omitempty" yaml:"adaptive,omitempty"`
 }
 
 // SLO is the latency target used for SLO attainment.
@@ -153,6 +161,12 @@ type Config struct {
 	// OSD selects the over-saturation detector (default: monitor with
 	// guidellm's parameters).
 	OSD OSDConfig `json:"osd,omitzero" yaml:"osd,omitempty"`
+	// Autoscale, when set, changes the pools' sizes during the run
+	// (docs/day.md); nil keeps them fixed.
+	Autoscale *autoscale.Config `json:"autoscale,omitempty" yaml:"autoscale,omitempty"`
+	// Variants is the wva policy's variants file, parsed with its profiles
+	// resolved by the CLI (sim does no I/O).
+	Variants *variants.Config `json:"-" yaml:"-"`
 }
 
 // Dispatch policies inside a pool.
@@ -261,7 +275,7 @@ func (c *Config) Validate() error {
 		g, err := p.InstanceProfile()
 		if err != nil {
 			if _, spec := catalog.LookupHardware(p.GPU); p.Model == "" && p.TP == 0 && !strings.Contains(p.GPU, "/") && spec != nil {
-				return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s, or GPU/MODEL/tpN)", strings.Join(catalog.GPUNames(), ", "))
+				return bad(f+".gpu", p.GPU, "unknown GPU (allowed: %s, or GPU/MODEL/tpN)", strings.Join(catalog.AcceptedGPUNames(), ", "))
 			}
 			return bad(f+".gpu", p.GPU, "%s", err)
 		}
@@ -352,7 +366,10 @@ func (c *Config) Validate() error {
 	if !(c.SLO.TPOTS > 0 && c.SLO.TPOTS <= MaxSLOS) {
 		return bad("slo.tpot_s", c.SLO.TPOTS, "must be in (0, %g] seconds", float64(MaxSLOS))
 	}
-	return c.OSD.validate()
+	if err := c.OSD.validate(); err != nil {
+		return err
+	}
+	return c.validateScaling()
 }
 
 func (c *Config) validateWorkload() error {

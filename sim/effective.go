@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/fleetsim/fleetsim/sim/osd"
+import (
+	"github.com/fleetsim/fleetsim/pools/autoscale"
+	"github.com/fleetsim/fleetsim/sim/osd"
+)
 
 // Effective returns c with the defaults that Run applies spelled out (the
 // workload's optional fields, central dispatch for pools that name none,
@@ -16,6 +19,12 @@ func (c Config) Effective() Config {
 				c.Pools[i].Dispatch = DispatchJSQ
 			}
 		}
+	}
+	if a := c.Autoscale; a != nil && (a.Policy == "" || a.Policy == autoscale.PolicyStatic) && a.IntervalS == 0 && !c.scalingBlocks() && c.Router.Adaptive == nil {
+		c.Autoscale = nil // a bare static autoscaler is today's fixed fleet
+	} else if a != nil {
+		d := a.WithDefaults()
+		c.Autoscale = &d
 	}
 	if c.OSD.Mode == "" {
 		c.OSD.Mode = OSDMonitor

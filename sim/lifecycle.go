@@ -211,24 +211,32 @@ func (l *Lifecycle) Drained(t float64, id int) error {
 
 // Bill is a pool's accounting up to a time.
 type Bill struct {
-	InstanceSeconds float64 // instances billed × seconds (starting, serving, draining)
-	GPUSeconds      float64 // InstanceSeconds × GPUs per instance
-	ReservedUSD     float64 // Reserved × elapsed × ReservedRate
-	OnDemandUSD     float64 // instance-seconds above Reserved × OnDemandRate
-	CostUSD         float64 // ReservedUSD + OnDemandUSD
-	ScaleUps        int     // instances started
-	ScaleDowns      int     // instances cancelled or drained
+	InstanceSeconds float64 `json:"instance_seconds"` // instances billed × seconds (starting, serving, draining)
+	GPUSeconds      float64 `json:"gpu_seconds"`      // InstanceSeconds × GPUs per instance
+	ReservedUSD     float64 `json:"reserved_usd"`     // Reserved × elapsed × ReservedRate
+	OnDemandUSD     float64 `json:"on_demand_usd"`    // instance-seconds above Reserved × OnDemandRate
+	CostUSD         float64 `json:"cost_usd"`         // ReservedUSD + OnDemandUSD
+	ScaleUps        int     `json:"scale_ups"`        // instances started
+	ScaleDowns      int     `json:"scale_downs"`      // instances cancelled or drained
 }
 
-// Bill returns the accounting from the start (NewLifecycle's t0) to t.
+// Bill returns the accounting from the start (NewLifecycle's t0) to t (at
+// least the time of the last state change), the instances billed now held
+// until t. It changes nothing: reading a bill mid-run does not move the
+// accounting.
 func (l *Lifecycle) Bill(t float64) Bill {
-	l.advance(t)
+	instS, onDemandS, end := l.instS, l.onDemandS, max(t, l.t)
+	if dt := end - l.t; dt > 0 {
+		n := l.count[Starting] + l.count[Serving] + l.count[Draining]
+		instS += float64(n) * dt
+		onDemandS += float64(max(n-l.cfg.Reserved, 0)) * dt
+	}
 	g := float64(max(l.cfg.GPUsPerInst, 1))
 	b := Bill{
-		InstanceSeconds: l.instS,
-		GPUSeconds:      l.instS * g,
-		ReservedUSD:     float64(l.cfg.Reserved) * (l.t - l.t0) * l.cfg.ReservedRate / 3600,
-		OnDemandUSD:     l.onDemandS * l.cfg.OnDemandRate / 3600,
+		InstanceSeconds: instS,
+		GPUSeconds:      instS * g,
+		ReservedUSD:     float64(l.cfg.Reserved) * (end - l.t0) * l.cfg.ReservedRate / 3600,
+		OnDemandUSD:     onDemandS * l.cfg.OnDemandRate / 3600,
 		ScaleUps:        l.ups,
 		ScaleDowns:      l.downs,
 	}

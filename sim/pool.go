@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/fleetsim/fleetsim/engine"
 )
@@ -64,6 +65,7 @@ type pool struct {
 	fls    *flights    // the fleet's flight table (results lead back to flights)
 	w      engine.Time // the iteration's fixed cost W, rounded as the engine does
 	rr     int
+	sc     *poolScale   // autoscaling: instance slots and states (scaling.go); nil for a fixed pool
 	pr     *prefixRoute // cache-aware routing (prefixroute.go); nil: least-loaded
 	dg     *disagg      // decode stage of a disaggregated pool (disagg.go); nil: colocated
 	cache  bool         // the instances have a prefix cache (jobs carry their prefix)
@@ -154,6 +156,9 @@ func (p *pool) refresh(i int) {
 // costs the most to read): for an instance about to be submitted to, which
 // is fully refreshed right after.
 func (p *pool) refreshCounts(i int) {
+	if p.released(i) { // scaling.go: an empty slot
+		return
+	}
 	running, queued, free := p.eng[i].Counts()
 	p.running += running - int(p.eRun[i])
 	p.queued += queued - int(p.eQueued[i])
@@ -165,7 +170,7 @@ func (p *pool) refreshCounts(i int) {
 	if queued == 0 {
 		p.ePend[i] = 0
 	}
-	if in := running < p.ecfg.MaxSeqs && queued == 0; in != (p.slotFreePos[i] >= 0) {
+	if in := running < p.ecfg.MaxSeqs && queued == 0 && p.admits(i); in != (p.slotFreePos[i] >= 0) {
 		if in {
 			p.slotFreePos[i] = int32(len(p.slotFree))
 			p.slotFree = append(p.slotFree, int32(i))
@@ -178,10 +183,14 @@ func (p *pool) refreshCounts(i int) {
 			p.slotFreePos[i] = -1
 		}
 	}
-	switch p.mode {
-	case dispatchCentral:
+	switch {
+	case p.sc != nil && !p.sc.admits[i]: // scaling.go: starting or draining, takes nothing
+		p.free.set(i, 0)
+		p.disp.update(i, math.MaxInt64)
+		p.checkDrained(i)
+	case p.mode == dispatchCentral:
 		p.free.set(i, p.freeSlots(i))
-	case dispatchJSQ:
+	case p.mode == dispatchJSQ:
 		p.disp.update(i, int64(queued+running))
 	}
 }
@@ -240,7 +249,7 @@ func (p *pool) advance(t engine.Time, out []engine.Result) ([]engine.Result, err
 		if te == engine.Never {
 			return out, nil
 		}
-		if p.cq.Len() == 0 {
+		if p.cq.Len() == 0 || p.mode != dispatchCentral { // (jsq, rr: held requests, scaling.go)
 			if te > t {
 				return out, nil
 			}
@@ -289,7 +298,7 @@ func (p *pool) adv(i int, t engine.Time, out []engine.Result) []engine.Result {
 	n := len(out)
 	out = p.eng[i].AdvanceTo(t, out)
 	for k := n; k < len(out); k++ {
-		p.fls.of(&out[k].Job).instance = i
+		p.fls.of(&out[k].Job).instance = p.instID(i)
 	}
 	return out
 }
@@ -352,11 +361,17 @@ func (p *pool) dispatch(j *engine.Job, t engine.Time, out []engine.Result) (int,
 		return dispQueued, -1, engine.Result{}, out
 	case dispatchJSQ:
 		i, _ := p.disp.top()
+		if p.sc != nil { // scaling.go: only serving instances
+			return p.submitScaled(j, need, t, out)
+		}
 		if p.pr != nil { // prefixroute.go
 			i, out = p.routePrefix(j, t, out)
 		}
 		return p.submitPrivate(i, j, need, t, out)
 	default:
+		if p.sc != nil {
+			return p.submitScaled(j, need, t, out)
+		}
 		i := p.rr
 		p.rr++
 		if p.rr == len(p.eng) {
@@ -382,9 +397,9 @@ func (p *pool) submit(i int, j *engine.Job, need int, t engine.Time, out []engin
 	res, ok := p.eng[i].Submit(*j, t)
 	if !ok {
 		p.refresh(i)
-		return dispEngineReject, i, res, out
+		return dispEngineReject, p.instID(i), res, out
 	}
 	p.ePend[i] += int32(need)
 	p.refresh(i)
-	return dispSubmitted, i, engine.Result{}, out
+	return dispSubmitted, p.instID(i), engine.Result{}, out
 }

@@ -28,6 +28,9 @@ type Options struct {
 	// Series, when its Sink is set, records the run's time series
 	// (timeseries.go); it does not change the run.
 	Series SeriesOptions
+	// OnDecision, when set, is called at every control tick of an
+	// autoscaled run (scaling.go) with what the controller saw and did.
+	OnDecision func(Decision)
 }
 
 // ErrStopped is returned by Run when Options.Stop asked it to end.
@@ -153,6 +156,7 @@ type fleet struct {
 
 	osd *osdFeed // over-saturation detectors; nil when off
 	ts  *series  // time series recorder; nil when off
+	sc  *scaler  // autoscaling and adaptive B_short (scaling.go); nil when off
 }
 
 func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet, error) {
@@ -203,6 +207,9 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 		return nil, err
 	}
 	f.rt = rt
+	if err := f.newScaler(); err != nil { // scaling.go
+		return nil, err
+	}
 	f.loads = make([]router.Load, len(f.rank))
 	// Warm-up is a fraction of the arrivals the source really yields (a
 	// trace may hold fewer rows than Workload.Requests).
@@ -252,6 +259,7 @@ func (f *fleet) run() error {
 		f.scheduleArrival(fl)
 		f.nextTick = f.tick
 		f.at(f.nextTick, f.onTick)
+		f.startScaling() // scaling.go
 	}
 	if f.err != nil {
 		return f.err
@@ -509,7 +517,7 @@ func (f *fleet) endArrivals() {
 func (f *fleet) snapshot(t float64, end bool) {
 	waiting := 0
 	for _, p := range f.pools {
-		w := p.waiting()
+		w := p.backlog()
 		if end {
 			p.m.backlog = int64(w)
 		}
@@ -597,7 +605,7 @@ func (f *fleet) onTick() {
 	if f.winStarted && !f.winEnded && t > f.t0 {
 		waiting := 0
 		for _, p := range f.pools {
-			w := p.waiting()
+			w := p.backlog()
 			p.m.trend.add(t, float64(w))
 			waiting += w
 		}
@@ -669,6 +677,9 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 	}
 	if f.ts != nil {
 		f.seriesArrive(p, fl.warmup)
+	}
+	if f.sc != nil {
+		f.scaleArrive(p, fl) // scaling.go
 	}
 	if need := fl.job.In + fl.job.Out; need > p.cfg.MaxContext {
 		if !fl.warmup {
@@ -770,6 +781,9 @@ func (f *fleet) reject(fl *flight, t float64, reason, detail string, count bool)
 func (f *fleet) write() {
 	if f.ts != nil {
 		f.seriesRecord(&f.rec)
+	}
+	if f.sc != nil {
+		f.scaleRecord(&f.rec) // scaling.go
 	}
 	if f.sink == nil {
 		return
@@ -905,6 +919,7 @@ func (f *fleet) summary() *Summary {
 			s.OSDStop = &OSDStop{By: o.haltBy, DetectedAtS: o.detectedAt, StoppedAtS: o.haltedAtNow}
 		}
 	}
+	s.Scaling = f.scalingSummary(s.SimTimeS) // scalesummary.go
 	// The fleet is overloaded when any pool is (its own backlog trend is
 	// reported, but pooled samples are not a verdict on any one pool).
 	s.Fleet.Overloaded = false

@@ -83,4 +83,7 @@ type Summary struct {
 	Pools       []PoolMetrics    `json:"pools"`
 	// OSDStop is set when an enforce-mode detector stopped the run.
 	OSDStop *OSDStop `json:"osd_stop,omitempty"`
+	// Scaling is the cost and service of an autoscaled run (absent for a
+	// fixed fleet; scalesummary.go).
+	Scaling *ScalingSummary `json:"scaling,omitempty"`
 }

@@ -78,6 +78,23 @@ type SeriesRow struct {
 	// SketchRelativeError); NaN when none completed.
 	TTFTP50S float64
 	TTFTP99S float64
+	// The columns of a day (docs/day.md; scaling.go). RateRPS is Arrivals
+	// per second of the interval; TPOTP99S the P99 TPOT of its completions
+	// (NaN when none) and SLOAttainment the fraction of them meeting both
+	// SLO targets (NaN when none). Starting, Serving and Draining count the
+	// pool's instances at EndS (a fixed pool: all serving). BShort is the
+	// router's B_short at EndS, tokens (−1: no adaptive threshold);
+	// OSDAlert the over-saturation detector's alert at EndS (1 raised, 0
+	// not, −1 detector off). GPUHours and CostUSD are cumulative from the
+	// start of the run to EndS (NaN for a run without scaling accounting).
+	RateRPS                     float64
+	TPOTP99S                    float64
+	SLOAttainment               float64
+	Starting, Serving, Draining int64
+	BShort                      int64
+	OSDAlert                    int8
+	GPUHours                    float64
+	CostUSD                     float64
 }
 
 // SeriesSink receives a time series as it is recorded: for each interval in
@@ -119,6 +136,8 @@ type series struct {
 type seriesAcc struct {
 	arrivals, warmup, completions, rejections int64
 	ttft                                      windowSketch
+	tpot                                      windowSketch
+	met                                       int64 // completions meeting both SLO targets
 }
 
 // windowSketch is a sketch cleared at every interval: it remembers the range
@@ -170,6 +189,8 @@ func newSeries(o SeriesOptions, pools []*pool) (*series, error) {
 	for i := range s.acc {
 		s.acc[i].ttft = windowSketch{s: newSketch()}
 		s.acc[i].ttft.reset()
+		s.acc[i].tpot = windowSketch{s: newSketch()}
+		s.acc[i].tpot.reset()
 	}
 	return s, nil
 }
@@ -194,20 +215,24 @@ func (f *fleet) seriesRecord(r *Record) {
 	fl := &s.acc[len(s.acc)-1]
 	for i, n := range s.names {
 		if n == r.Pool {
-			s.count(&s.acc[i], r)
+			s.count(&s.acc[i], r, f.cfg.SLO)
 			break
 		}
 	}
-	s.count(fl, r)
+	s.count(fl, r, f.cfg.SLO)
 }
 
-func (s *series) count(a *seriesAcc, r *Record) {
+func (s *series) count(a *seriesAcc, r *Record, slo SLO) {
 	if r.Rejected {
 		a.rejections++
 		return
 	}
 	a.completions++
 	a.ttft.add(r.TTFTS)
+	a.tpot.add(r.TPOTS)
+	if (slo.TTFTS <= 0 || r.TTFTS <= slo.TTFTS) && (slo.TPOTS <= 0 || r.TPOTS <= slo.TPOTS) {
+		a.met++
+	}
 }
 
 // seriesUpTo steps the fleet to every unsampled boundary at or before t and
@@ -286,7 +311,7 @@ func (s *series) fill(f *fleet, end float64) {
 		if i < len(f.pools) {
 			p := f.pools[i]
 			*r = SeriesRow{Pool: p.cfg.Name, PoolIndex: i,
-				Queue: int64(p.waiting()), Running: int64(p.running), Slots: int64(p.ecfg.MaxSeqs * len(p.eng)),
+				Queue: int64(p.waiting()), Running: int64(p.running), Slots: int64(p.ecfg.MaxSeqs * p.instances()),
 				KVBlocksUsed: int64(p.totalBlocks - p.freeBlocks), KVBlocksTotal: int64(p.totalBlocks)}
 			fleet.Queue += r.Queue
 			fleet.Running += r.Running
@@ -299,8 +324,17 @@ func (s *series) fill(f *fleet, end float64) {
 		r.Arrivals, r.WarmupArrivals = a.arrivals, a.warmup
 		r.Completions, r.Rejections = a.completions, a.rejections
 		r.TTFTP50S, r.TTFTP99S = a.ttft.quantile(0.50), a.ttft.quantile(0.99)
-		a.arrivals, a.warmup, a.completions, a.rejections = 0, 0, 0, 0
+		r.TPOTP99S, r.SLOAttainment = a.tpot.quantile(0.99), math.NaN()
+		if a.completions > 0 {
+			r.SLOAttainment = float64(a.met) / float64(a.completions)
+		}
+		if d := r.EndS - r.StartS; d > 0 {
+			r.RateRPS = float64(r.Arrivals) / d
+		}
+		f.seriesScale(r, i, end) // scaling.go
+		a.arrivals, a.warmup, a.completions, a.rejections, a.met = 0, 0, 0, 0, 0
 		a.ttft.reset()
+		a.tpot.reset()
 	}
 }
 

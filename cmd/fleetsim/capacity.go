@@ -103,7 +103,7 @@ func newCapacityFlags() *capacityFlags {
 	fs.Float64Var(&f.latencyPct, "latency-percentile", 0.99, "share of requests that must meet --latency-slo, in (0, 1)")
 	fs.StringVar(&f.latencyMetric, "latency-metric", capacity.MetricE2E, "e2e (R = L_base + W) or queue (W)")
 	fs.BoolVar(&f.simulate, "simulate", false, "check the fluid latency model against the simulator on fleets of --gpu instances")
-	fs.StringVar(&f.gpu, "gpu", "a100", "--simulate: GPU profile: "+strings.Join(catalog.GPUNames(), ", "))
+	fs.StringVar(&f.gpu, "gpu", "a100", "--simulate: GPU profile: "+strings.Join(catalog.AcceptedGPUNames(), ", ")+", or GPU/MODEL/tpN")
 	fs.StringVar(&f.timing, "timing", catalog.DefaultTiming, "--simulate: iteration-time preset: kv or paper")
 	fs.StringVar(&f.instances, "instances", "", "--simulate: instance counts to simulate, comma-separated (default: around the plan)")
 	fs.IntVar(&f.maxCtx, "max-ctx", 0, "--simulate: instance max context, tokens (0 = smallest power of two holding every request)")
@@ -244,74 +244,89 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 	if f.maxCtx < 0 {
 		return badInput("--max-ctx %d: want tokens >= 2 (or 0 = automatic)", f.maxCtx)
 	}
-	prof, err := loadCapacityProfile(f.profile)
-	if err != nil {
-		return err
-	}
-	reqs, input, err := f.loadRequests()
-	if err != nil {
-		return err
-	}
-	s, err := capacity.NewSeries(reqs, prof)
-	if err != nil {
-		return badInput("%s", oneLine(err))
-	}
-	rep := &capacityReport{Input: input, Requests: len(reqs), SpanS: s.Span(), TotalWork: s.Total, Profile: prof, WindowsS: windows}
-	if s.Span() > 0 {
-		rep.MeanUnits = s.Total / (prof.Tau * s.Span())
-	}
-	ws := make([]capacity.Windowed, len(windows))
-	for i, d := range windows {
-		if ws[i], err = capacity.Bucket(s, prof.Tau, d); err != nil {
-			if nb := s.Span()/d + 1; f.rate > 0 && d >= 1 && nb > capacity.MaxBuckets {
-				// A window of a second or more is an ordinary one (the
-				// default windows are 1, 5, 30 s): the span is --rate's
-				// doing (the requests generated or rescaled at that rate).
-				return badInput("--rate %v: %d requests at this rate span %.4g s, %.3g windows of %g s (at most %d); give --rate >= %.3g requests/s, fewer --requests or longer --windows",
-					f.rate, len(reqs), s.Span(), nb, d, capacity.MaxBuckets, f.rate*nb/capacity.MaxBuckets)
-			}
-			return badInput("%s", capacityFlagNames(oneLine(err)))
+	// Nothing is written before the report is complete: with --simulate a
+	// stop signal ends the command at once, wherever the work is (the
+	// planning steps and the fluid model's are not polled).
+	var (
+		rep *capacityReport
+		ws  []capacity.Windowed
+	)
+	if err := intr.await("nothing written", func() error {
+		if testHookPlanning != nil {
+			testHookPlanning(intr)
 		}
-	}
-	for _, t := range targets {
-		plan, err := capacity.PlanWindows(ws, prof, t)
-		if err != nil {
-			return badInput("%s", capacityFlagNames(oneLine(err)))
-		}
-		rep.Throughput = append(rep.Throughput, plan)
-	}
-	planUnits := float64(rep.Throughput[len(rep.Throughput)-1].Units)
-	if lt != nil {
-		fit, err := capacity.FitBaseline(reqs)
-		if err != nil {
-			return badInput("%s", oneLine(err))
-		}
-		base := make([]float64, len(reqs))
-		for i, r := range reqs {
-			base[i] = fit.Baseline.Predict(r)
-		}
-		lp, err := capacity.PlanLatency(s, base, prof, *lt)
-		if err != nil {
-			return badInput("%s", capacityFlagNames(oneLine(err)))
-		}
-		rep.Latency = &latencyReport{Baseline: fit, Plan: lp}
-		planUnits = float64(lp.MinUnits)
-	}
-	if f.simulate {
-		var target *capacitycheck.Target
-		if lt != nil {
-			target = &capacitycheck.Target{ThresholdS: lt.ThresholdS, Percentile: lt.Percentile, Metric: lt.Metric}
-			if target.Metric == "" {
-				target.Metric = capacity.MetricE2E
-			}
-		}
-		rep.Simulation, err = simulateCapacity(reqs, prof, f, instances, planUnits, target, intr.stopped)
-		if ierr := intr.err("nothing written"); ierr != nil {
-			return ierr
-		}
+		prof, err := loadCapacityProfile(f.profile)
 		if err != nil {
 			return err
 		}
+		reqs, input, err := f.loadRequests()
+		if err != nil {
+			return err
+		}
+		s, err := capacity.NewSeries(reqs, prof)
+		if err != nil {
+			return badInput("%s", oneLine(err))
+		}
+		rep = &capacityReport{Input: input, Requests: len(reqs), SpanS: s.Span(), TotalWork: s.Total, Profile: prof, WindowsS: windows}
+		if s.Span() > 0 {
+			rep.MeanUnits = s.Total / (prof.Tau * s.Span())
+		}
+		ws = make([]capacity.Windowed, len(windows))
+		for i, d := range windows {
+			if ws[i], err = capacity.Bucket(s, prof.Tau, d); err != nil {
+				if nb := s.Span()/d + 1; f.rate > 0 && d >= 1 && nb > capacity.MaxBuckets {
+					// A window of a second or more is an ordinary one (the
+					// default windows are 1, 5, 30 s): the span is --rate's
+					// doing (the requests generated or rescaled at that rate).
+					return badInput("--rate %v: %d requests at this rate span %.4g s, %.3g windows of %g s (at most %d); give --rate >= %.3g requests/s, fewer --requests or longer --windows",
+						f.rate, len(reqs), s.Span(), nb, d, capacity.MaxBuckets, f.rate*nb/capacity.MaxBuckets)
+				}
+				return badInput("%s", capacityFlagNames(oneLine(err)))
+			}
+		}
+		for _, t := range targets {
+			plan, err := capacity.PlanWindows(ws, prof, t)
+			if err != nil {
+				return badInput("%s", capacityFlagNames(oneLine(err)))
+			}
+			rep.Throughput = append(rep.Throughput, plan)
+		}
+		planUnits := float64(rep.Throughput[len(rep.Throughput)-1].Units)
+		if lt != nil {
+			fit, err := capacity.FitBaseline(reqs)
+			if err != nil {
+				return badInput("%s", oneLine(err))
+			}
+			base := make([]float64, len(reqs))
+			for i, r := range reqs {
+				base[i] = fit.Baseline.Predict(r)
+			}
+			lp, err := capacity.PlanLatency(s, base, prof, *lt)
+			if err != nil {
+				return badInput("%s", capacityFlagNames(oneLine(err)))
+			}
+			rep.Latency = &latencyReport{Baseline: fit, Plan: lp}
+			planUnits = float64(lp.MinUnits)
+		}
+		if f.simulate {
+			var target *capacitycheck.Target
+			if lt != nil {
+				target = &capacitycheck.Target{ThresholdS: lt.ThresholdS, Percentile: lt.Percentile, Metric: lt.Metric}
+				if target.Metric == "" {
+					target.Metric = capacity.MetricE2E
+				}
+			}
+			rep.Simulation, err = simulateCapacity(reqs, prof, f, instances, planUnits, target, intr.stopped)
+			if ierr := intr.err("nothing written"); ierr != nil {
+				return ierr
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	if f.plotDir != "" {
 		if rep.Plots, err = capacityPlots(f.plotDir, ws, rep); err != nil {
@@ -325,6 +340,10 @@ func runCapacity(args []string, stdout, stderr io.Writer) error {
 		return writeCapacityTable(w, rep)
 	})
 }
+
+// testHookPlanning, when set (tests), is called as capacity starts its
+// work (with --simulate: under intr.await).
+var testHookPlanning func(*interrupter)
 
 // capacityFlagNames rewrites the planner's field names into flag names.
 func capacityFlagNames(msg string) string {

@@ -2,14 +2,14 @@ package main
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
 
 // unknownCommand is the one-line message for a command name that is not
-// one, with the nearest command when one is close: a command the name is a
-// prefix of (the first in sorted order), else the command at the smallest
-// edit distance if at most a third of the longer name's length (at least 1).
+// one, with the nearest command when one is close (suggest).
 func unknownCommand(who, name string) string {
 	if s := suggestCommand(name); s != "" {
 		return fmt.Sprintf("%s: unknown command %q; did you mean %q? (run 'fleetsim help')", who, name, s)
@@ -22,16 +22,28 @@ func suggestCommand(name string) string {
 	for n := range commands {
 		names = append(names, n)
 	}
-	names = append(names, "help")
-	sort.Strings(names)
+	return suggest(name, append(names, "help"))
+}
+
+// suggest returns the name of names nearest to name ("" when none is
+// close): the shortest name it is a prefix of (the first in sorted order
+// among equals: --rate gives --rates before --rate-profile), else the
+// one at the smallest edit distance if at most a third of the longer
+// name's length (at least 1).
+func suggest(name string, names []string) string {
+	names = slices.Sorted(slices.Values(names))
 	lower := strings.ToLower(name)
 	if lower == "" {
 		return ""
 	}
+	prefixed := ""
 	for _, n := range names {
-		if strings.HasPrefix(n, lower) {
-			return n
+		if strings.HasPrefix(n, lower) && (prefixed == "" || len(n) < len(prefixed)) {
+			prefixed = n
 		}
+	}
+	if prefixed != "" {
+		return prefixed
 	}
 	best, bestD := "", -1
 	for _, n := range names {
@@ -42,6 +54,25 @@ func suggestCommand(name string) string {
 		}
 	}
 	return best
+}
+
+// unknownFlagHint returns "; did you mean --NAME?" for pflag's error of an
+// unknown long flag when one of fs's flags is close ("" otherwise).
+func unknownFlagHint(err error, fs *pflag.FlagSet) string {
+	rest, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	if s := suggest(rest, names); s != "" {
+		return fmt.Sprintf("; did you mean --%s?", s)
+	}
+	return ""
 }
 
 // editDistance is the optimal-string-alignment distance of a and b: the

@@ -39,3 +39,25 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownFlagDidYouMean: a mistyped flag gets the nearest flag of the
+// command (issue 19 asked "did you mean" for mistyped names; flags got
+// only "unknown flag"), and the experiment command's unknown name the
+// nearest experiment.
+func TestUnknownFlagDidYouMean(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", "--reqests", "10"}, `fleetsim simulate: unknown flag: --reqests; did you mean --requests? (run 'fleetsim simulate --help')`},
+		{[]string{"sweep", "--rate", "10"}, `did you mean --rates?`},
+		{[]string{"plan", "--slo-ttft", "500ms"}, `did you mean --slo-ttft-p99?`},
+		{[]string{"simulate", "--zzzzzzzz"}, `fleetsim simulate: unknown flag: --zzzzzzzz (run 'fleetsim simulate --help')`},
+		{[]string{"experiment", "fleetopt-tabel3"}, `did you mean "fleetopt-table3"?`},
+	} {
+		code, out, errOut := runCLI(t, tc.args...)
+		if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and one line with %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+}

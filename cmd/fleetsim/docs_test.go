@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +46,12 @@ func docCommands(t *testing.T, root string) (order []string, byFile map[string][
 	}
 	return order, byFile
 }
+
+// absoluteOutside matches a path under /tmp (or ~, $HOME) in a command:
+// the test runs each file's commands in a temporary copy of the repository,
+// and a command writing to /tmp/fleetsim-day would write there from every
+// test run (and collide between parallel ones); outputs go under out/.
+var absoluteOutside = regexp.MustCompile(`(^|[\s=>'"])(/tmp/|~/|\$HOME/|\$\{HOME\}/)\S*`)
 
 // docSlowEnv, set to 1, also runs the commands marked slow (.ci/run sets it).
 const docSlowEnv = "FLEETSIM_DOCS_SLOW"
@@ -87,6 +94,9 @@ func TestDocCommands(t *testing.T) {
 				skipped++
 			default:
 				runnable++
+				if p := absoluteOutside.FindString(c.Text); p != "" {
+					t.Errorf("%s: %q names %s, outside the repository: a reader's run and the test would write there (use out/...)", c.Where(), firstLine(c.Text), strings.TrimSpace(p))
+				}
 				if c.Slow && !slow {
 					notSlow++
 				}

@@ -83,6 +83,9 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	default:
 		e, err := experiments.Lookup(name)
 		if err != nil {
+			if s := suggest(name, append(experiments.Names(), "all")); s != "" {
+				return badInput("experiment %q: unknown; did you mean %q? (allowed: %s, all)", name, s, strings.Join(experiments.Names(), ", "))
+			}
 			return badInput("%s", err)
 		}
 		list = []experiments.Experiment{e}

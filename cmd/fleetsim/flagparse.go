@@ -27,7 +27,7 @@ func parseFlags(name string, fs *pflag.FlagSet, args []string, stdout io.Writer,
 			usage(stdout, fs)
 			return true, nil
 		}
-		return false, badInput("%s (run 'fleetsim %s --help')", oneLine(err), name)
+		return false, badInput("%s%s (run 'fleetsim %s --help')", oneLine(err), unknownFlagHint(err, fs), name)
 	}
 	if !positional && fs.NArg() > 0 {
 		return false, badInput("unexpected argument %q (flags only; run 'fleetsim %s --help')", fs.Arg(0), name)

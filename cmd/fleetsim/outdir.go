@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // checkCreatableDir validates a directory an output flag will write into
@@ -18,7 +19,8 @@ func checkCreatableDir(flag, shown, dir string) error {
 			return nil
 		case err == nil:
 			return badInput("%s %q: %q is not a directory", flag, shown, d)
-		case !errors.Is(err, os.ErrNotExist):
+		case !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			// (ENOTDIR: a file on the way, named by the next step up)
 			return badInput("%s %q: %s", flag, shown, oneLine(rootCause(err)))
 		}
 		if parent := filepath.Dir(d); parent == d {

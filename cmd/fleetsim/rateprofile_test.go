@@ -57,13 +57,20 @@ func TestRateProfileBadInput(t *testing.T) {
 		{[]string{"--rate-profile", "sin:mean=500", "--rate", "100"}, "workload.rate"},
 		{[]string{"--config", writeFile(t, dir, "bad.yaml", "workload: {rate_profile: \"linear:0=-1\"}\n")}, "rate_profile.rate"},
 	} {
-		out := filepath.Join(dir, "out")
-		code, stdout, stderr := runCLI(t, append([]string{"simulate", "--requests", "100", "--out", out}, tc.args...)...)
-		if code != 2 || stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, one line naming %s", tc.args, code, stdout, stderr, tc.want)
-		}
-		if _, err := os.Stat(out); !os.IsNotExist(err) {
-			t.Errorf("%v: --out was created on bad input", tc.args)
-		}
+		checkSimulateBadInput(t, dir, tc.args, tc.want)
+	}
+}
+
+// checkSimulateBadInput runs simulate with args and checks exit status 2,
+// one line on stderr naming want, nothing on stdout and no --out.
+func checkSimulateBadInput(t *testing.T, dir string, args []string, want string) {
+	t.Helper()
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runCLI(t, append([]string{"simulate", "--requests", "100", "--out", out}, args...)...)
+	if code != 2 || stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, one line naming %s", args, code, stdout, stderr, want)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%v: --out was created on bad input", args)
 	}
 }

@@ -78,3 +78,58 @@ func TestFindMaxRateDefaultOut(t *testing.T) {
 		t.Errorf("grid out = %q, want sweep", got)
 	}
 }
+
+// TestRunMarkerKeepsUserFiles: "a run of the same kind removes the files
+// the previous one recorded" deletes only files fleetsim wrote and nobody
+// changed since. A marker listing a user's file (copied, corrupt or
+// hand-written: the old code deleted notes.txt) and an output the user
+// rewrote after the run leave both files in place; an output left as the
+// run wrote it is still removed.
+func TestRunMarkerKeepsUserFiles(t *testing.T) {
+	d := filepath.Join(t.TempDir(), "run")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, d, "notes.txt", "mine")
+	writeFile(t, d, runMarker, "kind: simulate\nfile: notes.txt\nfile: 4 0 notes.txt\n")
+	sim := func(extra ...string) {
+		t.Helper()
+		if code, _, errOut := runCLI(t, append([]string{"simulate", "--requests", "300", "--out", d}, extra...)...); code != 0 {
+			t.Fatalf("simulate %v: exit %d: %s", extra, code, errOut)
+		}
+	}
+	sim("--csv")
+	if b, err := os.ReadFile(filepath.Join(d, "notes.txt")); err != nil || string(b) != "mine" {
+		t.Fatalf("notes.txt after a run whose marker listed it: %q, %v; want it kept", b, err)
+	}
+	// The user rewrites pools.csv after the run: it is theirs now.
+	writeFile(t, d, poolsCSVFile, "edited by hand\n")
+	sim()
+	if _, err := os.Stat(filepath.Join(d, poolsCSVFile)); err != nil {
+		t.Errorf("a pools.csv changed after the run was removed: %v", err)
+	}
+	// An output as the run left it is removed by a run that no longer writes it.
+	sim("--no-parquet")
+	if _, err := os.Stat(filepath.Join(d, requestsFile)); err == nil {
+		t.Error("requests.parquet of the previous run kept by a --no-parquet run")
+	}
+}
+
+// TestOutUnderAFile: an --out below a regular file is one line naming the
+// file that is in the way (was `lstat afile/x/summary.json: not a
+// directory`, or the marker's path for sweep).
+func TestOutUnderAFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "afile", "x")
+	out := filepath.Join(dir, "afile", "x")
+	for _, args := range [][]string{
+		{"simulate", "--requests", "50", "--out", out},
+		{"sweep", "--rates", "10", "--duration", "2", "--out", out},
+	} {
+		code, _, errOut := runCLI(t, args...)
+		want := `"` + filepath.Join(dir, "afile") + `" is not a directory`
+		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and one line with %s", args[0], code, errOut, want)
+		}
+	}
+}

@@ -97,6 +97,7 @@ func decodeScenario(path string, data []byte, cfg *sim.Config) (scenarioKeys, er
 	if keys.trace && w.Trace != "" && w.Trace != workload.StdinName && !filepath.IsAbs(w.Trace) {
 		w.Trace = filepath.Join(dir, w.Trace)
 	}
+	resolveDayPaths(dir, cfg)                             // autoscale.go
 	if err := loadPoolSpecs(path, dir, cfg); err != nil { // catalog profile files, HF configs (poolspec.go)
 		return keys, err
 	}

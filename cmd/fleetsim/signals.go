@@ -16,20 +16,22 @@ var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, sys
 
 // interrupter records the first stop signal received.
 type interrupter struct {
-	got  atomic.Pointer[os.Signal]
-	sigs chan os.Signal
-	done chan struct{}
+	got   atomic.Pointer[os.Signal]
+	sigs  chan os.Signal
+	done  chan struct{}
+	fired chan struct{} // closed once got is set
 }
 
 // catchSignals starts handling stopSignals until release is called. Call
 // it before the work that should stop cleanly.
 func catchSignals() *interrupter {
-	in := &interrupter{sigs: make(chan os.Signal, 1), done: make(chan struct{})}
+	in := &interrupter{sigs: make(chan os.Signal, 1), done: make(chan struct{}), fired: make(chan struct{})}
 	signal.Notify(in.sigs, stopSignals...)
 	go func() {
 		select {
 		case s := <-in.sigs:
 			in.got.Store(&s)
+			close(in.fired)
 		case <-in.done:
 		}
 	}()
@@ -49,9 +51,36 @@ func (in *interrupter) err(what string) error {
 	return fmt.Errorf("interrupted by %v: %s", signalName(*s), what)
 }
 
-// release stops handling the signals (the default actions return).
+// await runs work, which must write nothing, and returns its error; once a
+// stop signal arrives it returns at once with the interrupted error (err),
+// leaving work to end with the process: the stages a command does not poll
+// (a planner's, a sort) cannot delay the exit. A nil interrupter (signals
+// not handled) runs work in line.
+func (in *interrupter) await(what string, work func() error) error {
+	if in == nil {
+		return work()
+	}
+	done := make(chan error, 1)
+	go func() { done <- work() }()
+	select {
+	case err := <-done:
+		if ierr := in.err(what); ierr != nil {
+			return ierr
+		}
+		return err
+	case <-in.fired:
+		return in.err(what)
+	}
+}
+
+// release stops handling the signals (the default actions return), unless
+// one arrived: the command is then ending with its one line, and a second
+// signal (a repeated Ctrl-C) is swallowed instead of killing it before the
+// line is printed and its output directory removed.
 func (in *interrupter) release() {
-	signal.Stop(in.sigs)
+	if in.got.Load() == nil {
+		signal.Stop(in.sigs)
+	}
 	close(in.done)
 }
 

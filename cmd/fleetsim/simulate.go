@@ -64,6 +64,7 @@ type simFlags struct {
 	format     string
 	version    bool
 	extra      simOutputs // time series, CSV/JSONL, report (simulate_outputs.go)
+	day        dayFlags   // autoscaler, scaling, adaptive B_short (autoscale.go)
 }
 
 func newSimFlags() *simFlags {
@@ -100,6 +101,7 @@ func newSimFlags() *simFlags {
 	fs.StringVar(&f.out, "out", "out", "output `DIR`: DIR/"+requestsFile+" and DIR/"+summaryFile+" (created if missing)")
 	fs.StringVar(&f.osd, "osd", sim.OSDMonitor, "over-saturation detector (guidellm's OSD, per pool and for the fleet, docs/osd.md): monitor (report whether and when it fired), enforce (also stop the run there) or off")
 	fs.BoolVar(&f.noParquet, "no-parquet", false, "do not write "+requestsFile)
+	f.day.register(fs)
 	f.extra.register(fs)
 	fs.BoolVar(&f.csv, "csv", false, "also write the per-pool table to DIR/"+poolsCSVFile)
 	fs.StringVar(&f.format, "format", "table", "stdout: table (per-pool Markdown table) or json (summary.json's content)")
@@ -132,7 +134,7 @@ Flags:
 `)
 	fmt.Fprint(w, fs.FlagUsagesWrapped(100))
 	fmt.Fprintf(w, "\nGPUs: %s, or a computed instance GPU/MODEL/tpN (fleetsim catalog; docs/catalog.md). See docs/cli.md for the scenario file format and the Parquet schema.\n",
-		strings.Join(catalog.GPUNames(), ", "))
+		strings.Join(catalog.AcceptedGPUNames(), ", "))
 }
 
 // parsePool parses NAME:GPU:COUNT:MAXCTX.
@@ -268,7 +270,7 @@ func (f *simFlags) scenario() (sim.Config, error) {
 	if ch("osd") {
 		cfg.OSD.Mode = f.osd
 	}
-	return cfg, nil
+	return cfg, f.day.apply(f.fs, &cfg)
 }
 
 func runSimulate(args []string, stdout, stderr io.Writer) error {
@@ -296,6 +298,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return badInput("%s", err)
 	}
+	if err := loadDayFiles(&cfg); err != nil {
+		return badInput("%s", oneLine(err))
+	}
 	if err := cfg.Validate(); err != nil {
 		return badInput("%s", oneLine(err))
 	}
@@ -311,8 +316,8 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	}
 	// The summary records the effective settings, defaults spelled out.
 	cfg = cfg.Effective()
-	if fi, err := os.Stat(f.out); err == nil && !fi.IsDir() {
-		return badInput("--out %q: exists and is not a directory", f.out)
+	if err := checkCreatableDir("--out", f.out, f.out); err != nil {
+		return err
 	}
 	for _, name := range f.outputNames() {
 		if err := export.CheckReplaceable(filepath.Join(f.out, name)); err != nil {
@@ -333,6 +338,10 @@ func (f *simFlags) outputNames() []string {
 	}
 	return names
 }
+
+// testHookRan, when set (tests), is called once the simulation has ended,
+// before the outputs are finished: a test delivers a stop signal there.
+var testHookRan func(*interrupter)
 
 // simulate runs a validated scenario and writes its outputs.
 func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr io.Writer) (err error) {
@@ -408,6 +417,9 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	if err := src.Err(); err != nil {
 		return badInput("%s", workloadError(err))
 	}
+	if testHookRan != nil {
+		testHookRan(intr)
+	}
 	if sum.Version == "" {
 		sum.Version = version
 	}
@@ -463,6 +475,13 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		wrote = append(wrote, p)
 		labels = append(labels, p)
 	}
+	// A stop signal while the outputs were written ends the run like one
+	// during the simulation: the deferred cleanup removes what was written
+	// (before the run directory's marker is written and an earlier run's
+	// stale files removed).
+	if err := intr.err("no output written"); err != nil {
+		return err
+	}
 	if err := finishRunDir(f.out, kindSimulate, wrote, true); err != nil {
 		return err
 	}
@@ -483,6 +502,9 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		fmt.Fprintln(stdout)
 		if v := export.OSDVerdictLine(sum); v != "" {
 			fmt.Fprintf(stdout, "%s\n\n", v)
+		}
+		if ls := export.ScalingLines(sum); ls != nil {
+			fmt.Fprintf(stdout, "%s\n\n", strings.Join(ls, "\n"))
 		}
 	}
 	if sum.OSDStop != nil && f.format == "json" {

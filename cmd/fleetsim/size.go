@@ -65,7 +65,7 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 	bShort := fs.Int("b-short", 4096, "short-pool boundary and max context B_short, tokens (pr, retrofit; fleetopt: 0 = sweep B)")
 	gamma := fs.Float64("gamma", 1.5, "C&R bandwidth γ of retrofit (>= 1)")
 	pc := fs.Float64("p-c", 1.0, "compressibility p_c in (0, 1] (retrofit, fleetopt)")
-	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): "+strings.Join(catalog.GPUNames(), ", "))
+	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): "+strings.Join(catalog.AcceptedGPUNames(), ", ")+", or GPU/MODEL/tpN")
 	gpuLong := fs.String("gpu-long", "", "GPU profile of the long and homogeneous pools (default: --gpu)")
 	timing := fs.String("timing", catalog.DefaultTiming, "iteration-time preset: kv or paper")
 	rhoMax := fs.Float64("rho-max", queueing.DefaultRhoMax, "utilization cap ρ_max of the paper model's count, in (0, 1)")

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -176,12 +175,13 @@ func runSweep(args []string, stdout, stderr io.Writer) error {
 	return f.runGrid(g, shard, stdout, stderr, stop)
 }
 
-// stopOnSignal returns a Stop function that turns true on SIGINT or
-// SIGTERM, and the function that stops listening.
+// stopOnSignal returns a Stop function that turns true on a stop signal
+// (stopSignals: SIGINT, SIGTERM, SIGHUP, SIGQUIT), and the function that
+// stops listening.
 func stopOnSignal() (func() bool, func()) {
 	var stop atomic.Bool
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals...)
 	go func() {
 		if _, ok := <-sigs; ok {
 			stop.Store(true)
@@ -489,9 +489,6 @@ func (f *sweepFlags) runGrid(g *sweep.Grid, shard sweep.Shard, stdout, stderr io
 	}
 	if f.points {
 		wrote = append(wrote, filepath.Join(f.out, pointsDir)+"/point-*.parquet")
-	}
-	if shard.N == 0 {
-		removeStaleOutputs(f.out, written)
 	}
 	fmt.Fprintf(stderr, "wrote %s\n", strings.Join(wrote, ", "))
 	return nil

@@ -38,3 +38,25 @@ func TestSweepRemovesStaleOutputs(t *testing.T) {
 		t.Errorf("--out after the second sweep holds %v, want %v", got, want)
 	}
 }
+
+// TestSweepKeepsUserFilesNamedLikeOutputs: a sweep into a directory no
+// fleetsim run wrote removes nothing, whatever the files are called: the
+// name-based removal deleted a user's cost.png and points/point-000007.parquet
+// (`fleetsim sweep --no-plots --out DIR`). Stale outputs are those the
+// directory's marker records (TestRunMarkerKeepsUserFiles).
+func TestSweepKeepsUserFilesNamedLikeOutputs(t *testing.T) {
+	out := t.TempDir()
+	writeFile(t, out, "cost.png", "mine")
+	if err := os.MkdirAll(filepath.Join(out, pointsDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(out, pointsDir), "point-000007.parquet", "mine")
+	if code, _, stderr := runCLI(t, sweepArgs(out, "--rates", "30", "--no-plots")...); code != 0 {
+		t.Fatalf("sweep: %s", stderr)
+	}
+	for _, p := range []string{"cost.png", filepath.Join(pointsDir, "point-000007.parquet")} {
+		if b, err := os.ReadFile(filepath.Join(out, p)); err != nil || string(b) != "mine" {
+			t.Errorf("%s after the sweep: %q, %v; want the user's file kept", p, b, err)
+		}
+	}
+}

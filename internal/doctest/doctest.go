@@ -12,10 +12,14 @@
 //     others their output;
 //   - synopsis: the shape of a command with placeholders; never run.
 //
+// A fence may be indented (a block inside a list item); its lines lose as
+// many leading spaces as the fence has.
+//
 // Any other block (text, yaml, json, sql, or none) is not a command, but a
 // bare block whose line starts with "$ " is an error: it reads as a
 // transcript and must be marked console (or synopsis). So is a command in
-// an indented code block (the test would not see it).
+// an indented code block (the test would not see it): fleetsim, go, or a
+// binary named by its path followed by a subcommand and a flag.
 //
 // An HTML comment on the line just before the opening fence,
 // <!-- doctest: WORD[ ARG] ... -->, qualifies every command of the block:
@@ -60,16 +64,18 @@ type Command struct {
 func (c Command) Where() string { return fmt.Sprintf("%s:%d", c.File, c.Line) }
 
 var (
-	fenceRe      = regexp.MustCompile("^(```+|~~~+)\\s*([^\\s`]*)")
+	fenceRe      = regexp.MustCompile("^( *)(```+|~~~+)\\s*([^\\s`]*)")
 	directiveRe  = regexp.MustCompile(`^<!--\s*doctest:\s*(.*?)\s*-->\s*$`)
 	assignmentRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=\S*\s*(#.*)?$`)
 )
 
 // indentedCommand matches a command written in an indented code block,
-// which the test would not see; errorLine is fleetsim's error output
-// ("fleetsim plan: --gpu: ..."), which is not a command.
+// which the test would not see: fleetsim, go, or a binary named by its path
+// followed by a subcommand and a flag (`/tmp/fs plan --rate 5`); errorLine
+// is fleetsim's error output ("fleetsim plan: --gpu: ..."), which is not a
+// command.
 var (
-	indentedCommand = regexp.MustCompile(`^(    |\t)\s*(\$ )?(fleetsim|\./fleetsim|go (run|test|build|install))(\s|$)`)
+	indentedCommand = regexp.MustCompile(`^(    |\t)\s*(\$ )?((fleetsim|\./fleetsim|go (run|test|build|install))(\s|$)|\S*/\S+ [a-z][a-z-]* --)`)
 	errorLine       = regexp.MustCompile(`^(\$ )?fleetsim( [a-z-]+)?:`)
 )
 
@@ -147,12 +153,14 @@ func Extract(file, src string) ([]Command, error) {
 			}
 			continue
 		}
-		fence, info := m[1], m[2]
+		indent, fence, info := m[1], m[2], m[3]
 		open := i + 1 // 1-based line of the opening fence
 		var body []string
 		i++
 		for ; i < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[i]), fence); i++ {
-			body = append(body, lines[i])
+			// A fence indented inside a list item: its lines lose as
+			// many leading spaces as the fence has (CommonMark).
+			body = append(body, trimIndent(lines[i], len(indent)))
 		}
 		if i == len(lines) {
 			return nil, fmt.Errorf("%s:%d: fenced block never closed", file, open)
@@ -200,6 +208,14 @@ func Extract(file, src string) ([]Command, error) {
 		}
 	}
 	return cmds, nil
+}
+
+// trimIndent removes up to n leading spaces of line.
+func trimIndent(line string, n int) string {
+	for ; n > 0 && strings.HasPrefix(line, " "); n-- {
+		line = line[1:]
+	}
+	return line
 }
 
 // scriptCommands splits a script block into commands and their 0-based

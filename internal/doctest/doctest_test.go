@@ -68,6 +68,9 @@ func TestExtractRefuses(t *testing.T) {
 	for _, tc := range []struct{ src, want string }{
 		{"text\n```\n$ fleetsim plan\n```\n", "x.md:3: a command after a $ prompt"},
 		{"text\n\n    fleetsim plan --rate 5\n", "x.md:3: a command in an indented block"},
+		// docs/planner.md §5 ran a binary built elsewhere, unseen by the test.
+		{"text\n\n    /tmp/fs plan --workload azure --rate 1000 \\\n", "x.md:3: a command in an indented block"},
+		{"text\n\n    $ ./bin/fs simulate --plan p.json\n", "x.md:3: a command in an indented block"},
 		{"<!-- doctest: fast -->\n```sh\nls\n```\n", `x.md:1: doctest directive "fast": unknown word "fast"`},
 		{"<!-- doctest: exit -->\n```sh\nls\n```\n", "exit wants a status"},
 		{"<!-- doctest: skip -->\n```sh\nls\n```\n", "skip wants a reason"},
@@ -87,5 +90,42 @@ func TestCheckSynopsis(t *testing.T) {
 	}
 	if CheckSynopsis("fleetsim simulate --osd monitor|enforce|off") == "" {
 		t.Error("a|b accepted")
+	}
+}
+
+// TestExtractListFence: a fenced block inside a list item (its fence
+// indented) holds commands like any other; the old extractor matched fences
+// at the start of a line only and skipped them.
+func TestExtractListFence(t *testing.T) {
+	src := strings.Join([]string{
+		"* Example:", // 1
+		"",           // 2
+		"  ```sh",    // 3
+		"  fleetsim simulate --config examples/prefix/sessions.yaml \\", // 4
+		"    --out out/sess", // 5 (the fence's indentation is not the command's)
+		"  ```",              // 6
+		"",                   // 7
+		"   ~~~console",      // 8
+		"   $ fleetsim plan", // 9
+		"   ~~~",             // 10
+	}, "\n")
+	cmds, err := Extract("x.md", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		line int
+		text string
+	}{
+		{4, "fleetsim simulate --config examples/prefix/sessions.yaml \\\n  --out out/sess"},
+		{9, "fleetsim plan"},
+	}
+	if len(cmds) != len(want) {
+		t.Fatalf("%d commands %+v, want %d", len(cmds), cmds, len(want))
+	}
+	for i, w := range want {
+		if cmds[i].Line != w.line || cmds[i].Text != w.text || cmds[i].Kind != Runnable {
+			t.Errorf("command %d = line %d %q kind %v, want line %d %q runnable", i, cmds[i].Line, cmds[i].Text, cmds[i].Kind, w.line, w.text)
+		}
 	}
 }

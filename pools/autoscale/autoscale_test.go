@@ -30,6 +30,7 @@ func TestThresholdHand(t *testing.T) {
 		{"kv 0.9, target 0.6: ⌈8·1.5⌉", MetricKV, 0.6, Observation{Current: 8, Serving: 8, KVUtil: 0.9}, 12},
 		{"running 96/inst over 8, target 64: ⌈8·1.5⌉", MetricRunning, 64, Observation{Current: 8, Serving: 8, Running: 768}, 12},
 		{"rate 30/s on 4, target 5/s: ⌈4·1.5⌉", MetricRate, 5, Observation{Current: 4, Serving: 4, RateRPS: 30}, 6},
+		{"slots 96 of 4×32 = 0.75, target 0.5: ⌈4·1.5⌉", MetricSlots, 0.5, Observation{Current: 4, Serving: 4, Running: 96, Slots: 32}, 6},
 		// Ratio computed over serving instances only: 2 serving of 5.
 		{"starting instances report nothing: ⌈2·3⌉", MetricQueue, 4, Observation{Current: 5, Serving: 2, Queue: 24}, 6},
 		{"none serving: keep", MetricQueue, 4, Observation{Current: 3, Queue: 50}, 3},
@@ -165,8 +166,8 @@ func TestWVACrossCheck(t *testing.T) {
 		if !equal(got, want) || want[0] < min(2, tc.inv-1) {
 			t.Errorf("%s: wva %v, optimizer %v (short needs several replicas at 100 req/s)", mode, got, want)
 		}
-		if w := a.(*WVA); w.Err != nil {
-			t.Errorf("%s: optimizer error %v", mode, w.Err)
+		if err := a.(*Stabilized).Failed(); err != nil {
+			t.Errorf("%s: optimizer error %v", mode, err)
 		}
 		t.Logf("%s, %d H100: short %d, long %d replicas", mode, tc.inv, got[0], got[1])
 	}
@@ -245,4 +246,27 @@ func FuzzParseConfig(f *testing.F) {
 		}
 		a.Decide([]Observation{{TimeS: 1, Current: 2, Serving: 2, Queue: 9, KVUtil: 0.5, RateRPS: 3}})
 	})
+}
+
+// seq is a policy that answers a fixed sequence (one pool).
+type seq struct {
+	n []int
+	k int
+}
+
+func (s *seq) Decide([]Observation) []int { s.k++; return []int{s.n[s.k-1]} }
+
+// TestStabilizedHand: with a 300 s down window, answers 5, 2, 2, 7, 1 at
+// 0, 15, 400, 410, 500 s become 5 (5), 5 (max of 5, 2), 2 (the 5 is 400 s
+// old), 7 (up at once), 7 (the 7 of 410 s is within 300 s).
+func TestStabilizedHand(t *testing.T) {
+	s := &Stabilized{Inner: &seq{n: []int{5, 2, 2, 7, 1}}, DownWindowS: 300}
+	for i, c := range []struct {
+		t    float64
+		want int
+	}{{0, 5}, {15, 5}, {400, 2}, {410, 7}, {500, 7}} {
+		if got := s.Decide([]Observation{{TimeS: c.t}})[0]; got != c.want {
+			t.Errorf("step %d at %v s: %d, want %d", i, c.t, got, c.want)
+		}
+	}
 }

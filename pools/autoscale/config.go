@@ -2,6 +2,7 @@ package autoscale
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -38,6 +39,8 @@ type Config struct {
 	Tolerance   *float64 `json:"tolerance,omitempty" yaml:"tolerance,omitempty"`
 	UpWindowS   *float64 `json:"up_window_s,omitempty" yaml:"up_window_s,omitempty"`
 	DownWindowS *float64 `json:"down_window_s,omitempty" yaml:"down_window_s,omitempty"`
+	// Targets overrides Target per pool, by pool name (flag: target.POOL=T).
+	Targets map[string]float64 `json:"targets,omitempty" yaml:"targets,omitempty"`
 	// wva: a variants file (fleetsim optimize's) whose workloads are named
 	// after the pools; Mode "unlimited" or "limited" overrides the file's.
 	Variants string `json:"variants,omitempty" yaml:"variants,omitempty"`
@@ -63,14 +66,16 @@ func (c Config) WithDefaults() Config {
 	if c.IntervalS == 0 {
 		c.IntervalS = DefaultIntervalS
 	}
-	if c.Policy == PolicyThreshold {
-		def := func(p **float64, v float64) {
-			if *p == nil {
-				*p = &v
-			}
+	def := func(p **float64, v float64) {
+		if *p == nil {
+			*p = &v
 		}
+	}
+	if c.Policy == PolicyThreshold {
 		def(&c.Tolerance, DefaultTolerance)
 		def(&c.UpWindowS, DefaultUpWindowS)
+	}
+	if c.Policy == PolicyThreshold || c.Policy == PolicyWVA {
 		def(&c.DownWindowS, DefaultDownWindowS)
 	}
 	return c
@@ -89,8 +94,10 @@ func (c Config) Validate(pools []string) error {
 	}
 	th := c.Policy == PolicyThreshold
 	switch {
-	case !th && (c.Metric != "" || c.Target != 0 || c.Tolerance != nil || c.UpWindowS != nil || c.DownWindowS != nil):
-		return bad("metric", c.Metric, "metric, target, tolerance and the windows apply only to policy threshold (policy is %s)", c.Policy)
+	case !th && (c.Metric != "" || c.Target != 0 || len(c.Targets) > 0 || c.Tolerance != nil || c.UpWindowS != nil):
+		return bad("metric", c.Metric, "metric, target, tolerance and up_window_s apply only to policy threshold (policy is %s)", c.Policy)
+	case !th && c.Policy != PolicyWVA && c.DownWindowS != nil:
+		return bad("down_window_s", *c.DownWindowS, "applies only to policies threshold and wva (policy is %s)", c.Policy)
 	case c.Policy != PolicyWVA && (c.Variants != "" || c.Mode != ""):
 		return bad("variants", c.Variants, "variants and mode apply only to policy wva (policy is %s)", c.Policy)
 	case c.Policy != PolicySchedule && len(c.Schedules) > 0:
@@ -101,11 +108,16 @@ func (c Config) Validate(pools []string) error {
 		if !slices.Contains(Metrics, c.Metric) {
 			return bad("metric", c.Metric, "allowed: %s", strings.Join(Metrics, ", "))
 		}
-		if !finite(c.Target) || !(c.Target > 0) || (c.Metric == MetricKV && c.Target > 1) {
-			if c.Metric == MetricKV {
-				return bad("target", c.Target, "must be a KV utilization in (0, 1]")
+		if err := checkTarget("target", c.Metric, c.Target); err != nil && (len(c.Targets) < len(pools) || c.Target != 0) {
+			return err
+		}
+		for _, name := range slices.Sorted(maps.Keys(c.Targets)) {
+			if !slices.Contains(pools, name) {
+				return bad("targets", name, "no such pool (pools: %s)", strings.Join(pools, ", "))
 			}
-			return bad("target", c.Target, "must be a finite number > 0 (%s per serving instance)", c.Metric)
+			if err := checkTarget("targets."+name, c.Metric, c.Targets[name]); err != nil {
+				return err
+			}
 		}
 		if t := *c.Tolerance; !finite(t) || t < 0 || t >= 1 {
 			return bad("tolerance", t, "must be in [0, 1) (default %g)", DefaultTolerance)
@@ -125,6 +137,9 @@ func (c Config) Validate(pools []string) error {
 		if c.Mode != "" && c.Mode != variants.ModeUnlimited && c.Mode != variants.ModeLimited {
 			return bad("mode", c.Mode, "allowed: %s, %s", variants.ModeUnlimited, variants.ModeLimited)
 		}
+		if w := *c.DownWindowS; !finite(w) || w < 0 {
+			return bad("down_window_s", w, "must be a finite number of seconds >= 0")
+		}
 	case PolicySchedule:
 		for _, p := range pools {
 			s, ok := c.Schedules[p]
@@ -140,6 +155,16 @@ func (c Config) Validate(pools []string) error {
 				return bad("schedules", name, "no such pool (pools: %s)", strings.Join(pools, ", "))
 			}
 		}
+	}
+	return nil
+}
+
+func checkTarget(field, metric string, v float64) error {
+	if !finite(v) || !(v > 0) || ((metric == MetricKV || metric == MetricSlots) && v > 1) {
+		if metric == MetricKV || metric == MetricSlots {
+			return bad(field, v, "must be a utilization in (0, 1]")
+		}
+		return bad(field, v, "must be a finite number > 0 (%s per serving instance)", metric)
 	}
 	return nil
 }
@@ -176,7 +201,14 @@ func New(c Config, pools []string, vcfg *variants.Config) (Autoscaler, error) {
 	c = c.WithDefaults()
 	switch c.Policy {
 	case PolicyThreshold:
-		return NewThreshold(c.Metric, c.Target, *c.Tolerance, *c.UpWindowS, *c.DownWindowS, len(pools)), nil
+		th := NewThreshold(c.Metric, c.Target, *c.Tolerance, *c.UpWindowS, *c.DownWindowS, len(pools))
+		if len(c.Targets) > 0 {
+			th.Targets = make([]float64, len(pools))
+			for i, p := range pools {
+				th.Targets[i] = c.Targets[p]
+			}
+		}
+		return th, nil
 	case PolicyWVA:
 		if vcfg == nil {
 			return nil, bad("variants", c.Variants, "not loaded")
@@ -188,7 +220,11 @@ func New(c Config, pools []string, vcfg *variants.Config) (Autoscaler, error) {
 				return nil, bad("variants", c.Variants, "has no workload named after pool %q", p)
 			}
 		}
-		return NewWVA(vcfg, variants.Options{Mode: c.Mode}, idx)
+		w, err := NewWVA(vcfg, variants.Options{Mode: c.Mode}, idx)
+		if err != nil || *c.DownWindowS == 0 {
+			return w, err
+		}
+		return &Stabilized{Inner: w, DownWindowS: *c.DownWindowS}, nil
 	case PolicySchedule:
 		s := Scheduled{}
 		for _, p := range pools {
@@ -203,7 +239,7 @@ func New(c Config, pools []string, vcfg *variants.Config) (Autoscaler, error) {
 //
 //	static
 //	threshold:metric=queue,target=4[,tolerance=0.1][,up=0][,down=5m][,interval=15s]
-//	wva:FILE[,mode=limited][,interval=60s]
+//	wva:FILE[,mode=limited][,down=5m][,interval=60s]
 //
 // (schedule: in a scenario file only). The result is not validated.
 func ParseConfig(s string) (Config, error) {
@@ -229,6 +265,17 @@ func ParseConfig(s string) (Config, error) {
 			}
 			return x
 		}
+		if pool, ok := strings.CutPrefix(k, "target."); ok {
+			x, e := strconv.ParseFloat(v, 64)
+			if e != nil {
+				return c, bad("targets."+pool, v, "must be a number")
+			}
+			if c.Targets == nil {
+				c.Targets = map[string]float64{}
+			}
+			c.Targets[pool] = x
+			continue
+		}
 		switch k {
 		case "metric":
 			c.Metric = v
@@ -240,7 +287,9 @@ func ParseConfig(s string) (Config, error) {
 				return c, bad("target", v, "must be a number")
 			}
 		case "interval":
-			c.IntervalS = num("autoscale.interval_s")
+			if c.IntervalS = num("autoscale.interval_s"); err == nil && !(c.IntervalS > 0) {
+				return c, bad("interval_s", c.IntervalS, "must be a finite number of seconds > 0")
+			}
 		case "tolerance":
 			x, e := strconv.ParseFloat(v, 64)
 			if e != nil {

@@ -10,6 +10,7 @@ type Observation struct {
 	Serving  int     // instances serving (they report metrics)
 	Queue    int     // requests waiting in the pool
 	Running  int     // sequences in the running batches
+	Slots    int     // sequences one instance runs at most (its batch slots)
 	KVUtil   float64 // mean KV-cache utilization over serving instances, [0, 1]
 	RateRPS  float64 // arrivals to the pool over the interval / its length, requests/s
 	MeanIn   float64 // mean prompt tokens of those arrivals (0 when none)
@@ -32,10 +33,11 @@ const (
 	MetricKV      = "kv"      // mean KV-cache utilization, [0, 1]
 	MetricRunning = "running" // running sequences per serving instance
 	MetricRate    = "rate"    // arrivals per second per serving instance
+	MetricSlots   = "slots"   // running sequences / the serving instances' slots, [0, 1]
 )
 
 // Metrics lists the threshold policy's metrics.
-var Metrics = []string{MetricQueue, MetricKV, MetricRunning, MetricRate}
+var Metrics = []string{MetricQueue, MetricKV, MetricRunning, MetricRate, MetricSlots}
 
 // value returns the metric's value in o, and false when no instance serves
 // (no instance reports it).
@@ -53,6 +55,8 @@ func value(metric string, o Observation) (float64, bool) {
 		return float64(o.Running) / n, true
 	case MetricRate:
 		return o.RateRPS / n, true
+	case MetricSlots:
+		return float64(o.Running) / (n * float64(max(o.Slots, 1))), true
 	}
 	panic(fmt.Sprintf("autoscale: unknown metric %q", metric))
 }

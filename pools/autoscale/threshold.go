@@ -29,7 +29,10 @@ type Threshold struct {
 	Metric                 string
 	Target, Tolerance      float64
 	UpWindowS, DownWindowS float64
-	hist                   [][]rec // per pool, recommendations within the longer window
+	// Targets, when set, gives pool i its own target (Targets[i] > 0;
+	// 0 keeps Target).
+	Targets []float64
+	hist    [][]rec // per pool, recommendations within the longer window
 }
 
 type rec struct {
@@ -46,6 +49,10 @@ func NewThreshold(metric string, target, tolerance, upS, downS float64, pools in
 // Recommend returns the recommendation for one observation, before
 // stabilization.
 func (p *Threshold) Recommend(o Observation) int {
+	return p.recommend(o, p.Target)
+}
+
+func (p *Threshold) recommend(o Observation, target float64) int {
 	v, ok := value(p.Metric, o)
 	if !ok {
 		if o.Current == 0 && (o.Queue > 0 || o.RateRPS > 0) {
@@ -53,7 +60,7 @@ func (p *Threshold) Recommend(o Observation) int {
 		}
 		return o.Current
 	}
-	ratio := v / p.Target
+	ratio := v / target
 	if math.Abs(ratio-1) <= p.Tolerance {
 		return o.Current
 	}
@@ -69,7 +76,11 @@ func (p *Threshold) Decide(obs []Observation) []int {
 	}
 	keep := max(p.UpWindowS, p.DownWindowS)
 	for i, o := range obs {
-		r := p.Recommend(o)
+		target := p.Target
+		if i < len(p.Targets) && p.Targets[i] > 0 {
+			target = p.Targets[i]
+		}
+		r := p.recommend(o, target)
 		up, down := r, r
 		h := p.hist[i]
 		for _, x := range h {

@@ -50,6 +50,9 @@ func (p *WVA) Load(obs []Observation) *variants.Config {
 	return p.Config
 }
 
+// Failed returns the first optimizer error (nil when none).
+func (p *WVA) Failed() error { return p.Err }
+
 // Decide returns each pool's replicas as the optimizer allocates them for
 // the load of the last interval.
 func (p *WVA) Decide(obs []Observation) []int {

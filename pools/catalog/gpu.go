@@ -6,6 +6,7 @@ package catalog
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -100,7 +101,7 @@ func LookupGPU(name string) (GPU, error) {
 			}
 			return g, nil
 		}
-		return GPU{}, fmt.Errorf("unknown GPU %q (allowed: %s, or GPU/MODEL/tpN)", name, strings.Join(GPUNames(), ", "))
+		return GPU{}, fmt.Errorf("unknown GPU %q (allowed: %s, or GPU/MODEL/tpN)", name, strings.Join(AcceptedGPUNames(), ", "))
 	}
 	return g, nil
 }
@@ -129,6 +130,15 @@ func GPUNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// AcceptedGPUNames lists, sorted, every bare name LookupGPU accepts: the
+// hand-written profiles (GPUNames) and the GPU specifications
+// (HardwareNames; a bare one serves DefaultModel).
+func AcceptedGPUNames() []string {
+	names := append(GPUNames(), HardwareNames()...)
+	sort.Strings(names)
+	return slices.Compact(names)
 }
 
 // Slots returns the concurrent sequences one instance holds at a max

@@ -146,7 +146,7 @@ func Calibrate(reqs []capacity.Request, p capacity.Profile, o Options) (Calibrat
 	}
 	g, err := catalog.LookupGPU(o.GPU)
 	if err != nil {
-		return Calibration{}, &workload.FieldError{Field: "gpu", Value: o.GPU, Allowed: "unknown GPU (allowed: " + strings.Join(catalog.GPUNames(), ", ") + ")"}
+		return Calibration{}, &workload.FieldError{Field: "gpu", Value: o.GPU, Allowed: "unknown GPU (allowed: " + strings.Join(catalog.AcceptedGPUNames(), ", ") + ", or GPU/MODEL/tpN)"}
 	}
 	if o.Timing == "" {
 		o.Timing = catalog.DefaultTiming

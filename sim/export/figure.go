@@ -185,6 +185,8 @@ func (f Figure) Render(format string) ([]byte, error) {
 			p.Legend.Add(s.Name, thumbs...)
 		}
 	}
+	widenFlatLog(&p.X, f.LogX)
+	widenFlatLog(&p.Y, f.LogY)
 	if f.YFromZero {
 		p.Y.Min = math.Min(p.Y.Min, 0)
 		if !(p.Y.Max > p.Y.Min) { // all zero: a unit axis, not [-1, 1]
@@ -193,6 +195,12 @@ func (f Figure) Render(format string) ([]byte, error) {
 	}
 	if f.YUnit {
 		p.Y.Min, p.Y.Max = 0, 1.02 // room for the markers at 1
+	}
+	if f.LogX {
+		p.X.Min, p.X.Max = logRange(p.X.Min, p.X.Max)
+	}
+	if f.LogY {
+		p.Y.Min, p.Y.Max = logRange(p.Y.Min, p.Y.Max)
 	}
 	if err := addRefs(p, f); err != nil {
 		return nil, err
@@ -256,6 +264,20 @@ func dataTicks(series []FigureSeries) []plot.Tick {
 		ticks[i] = plot.Tick{Value: x, Label: label}
 	}
 	return ticks
+}
+
+// logRange returns a log axis's range for the data range [lo, hi]: gonum
+// keeps an empty range (no positive point) and widens a single value by ±1,
+// below 0, which its log ticks refuse with a panic; so no data gives one
+// decade [1, 10] and a single value v the range [v/2, 2v].
+func logRange(lo, hi float64) (float64, float64) {
+	switch {
+	case !(lo > 0 && hi >= lo):
+		return 1, 10
+	case lo == hi:
+		return lo / 2, hi * 2
+	}
+	return lo, hi
 }
 
 // maxDataLabel is the longest label of a data tick: values a person chose
@@ -332,6 +354,15 @@ func addRefs(p *plot.Plot, f Figure) error {
 		}
 	}
 	return nil
+}
+
+// widenFlatLog widens a log axis whose data all have one value v to
+// [v/2, 2v]: gonum widens a flat range by ±1, below 0 for v < 1, where its
+// log scale panics.
+func widenFlatLog(a *plot.Axis, log bool) {
+	if log && a.Min == a.Max && a.Min > 0 {
+		a.Min, a.Max = a.Min/2, a.Max*2
+	}
 }
 
 // logYTicks labels a log y axis by logTicks125 within two decades (a

@@ -39,6 +39,31 @@ func TestWriteFigure(t *testing.T) {
 	}
 }
 
+// TestRenderLogNoPositiveData: a log-scale figure whose every value is 0
+// (a sweep's ttft_p99 where --osd enforce stopped every point before a
+// request completed) draws an empty decade, and one with a single value
+// (`sweep --rates 2000 --pool-counts short=1 --osd enforce`) a range
+// around it; gonum's log ticks panicked
+// ("Values must be greater than 0 for a log scale") and took fleetsim
+// sweep down with them.
+func TestRenderLogNoPositiveData(t *testing.T) {
+	for _, f := range []Figure{
+		{Name: "y", LogY: true, Series: []FigureSeries{{Name: "p", X: []float64{1, 2}, Y: []float64{0, 0}}}},
+		{Name: "x", LogX: true, Series: []FigureSeries{{Name: "p", X: []float64{0, -1}, Y: []float64{1, 2}}}},
+		// One positive value: gonum widens an empty range by ±1, below 0.
+		{Name: "one", LogY: true, Series: []FigureSeries{{Name: "p", X: []float64{2000}, Y: []float64{0.14}}}},
+		{Name: "xy", LogX: true, LogY: true, Series: []FigureSeries{{Name: "p", X: []float64{0}, Y: []float64{0}}},
+			Refs: []FigureRef{{At: 0.5, Label: "SLO"}}},
+	} {
+		for _, format := range FigureFormats {
+			b, err := f.Render(format)
+			if err != nil || len(b) == 0 {
+				t.Errorf("%s %s: %d bytes, %v", f.Name, format, len(b), err)
+			}
+		}
+	}
+}
+
 // TestLogAxisNarrowDistributionLabels: a CDF whose few bins sit within a
 // factor of 1.3 (TPOT 6–8 ms, with the 80 ms SLO line widening the axis)
 // was labelled at every bin edge, 16-digit numbers printed over one another
@@ -107,5 +132,20 @@ func TestLogYAxisLabels(t *testing.T) {
 	}
 	if len(y) < 3 {
 		t.Errorf("log y axis 0.04–0.5: labels %q, want at least 3", y)
+	}
+}
+
+// TestLogYAxisConstant: a sweep whose every point has the same P99 TTFT
+// (`fleetsim sweep --config examples/prefix/disagg.yaml --rates 10,20`:
+// 99.4 ms at both rates) panicked in gonum's LogTicks ("Values must be
+// greater than 0 for a log scale": the flat range was widened by ±1 into
+// the negatives). A flat log axis is widened by a factor of 2 each way.
+func TestLogYAxisConstant(t *testing.T) {
+	for _, v := range []float64{0.0994, 5, 1e-4} {
+		f := Figure{Name: "p99", Title: "t", XLabel: "x", YLabel: "y", LogY: true, LogX: true, NoLegend: true,
+			Series: []FigureSeries{{Name: "a", X: []float64{20, 20}, Y: []float64{v, v}}}}
+		if _, err := f.Render("svg"); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

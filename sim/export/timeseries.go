@@ -33,6 +33,17 @@ type SeriesParquetRow struct {
 	KVBlocksTotal  int64    `parquet:"kv_blocks_total"`
 	TTFTP50S       *float64 `parquet:"ttft_p50_s"`
 	TTFTP99S       *float64 `parquet:"ttft_p99_s"`
+	// The columns of a day (docs/day.md).
+	RateRPS           float64  `parquet:"rate_rps"`
+	TPOTP99S          *float64 `parquet:"tpot_p99_s"`
+	SLOAttainment     *float64 `parquet:"slo_attainment"`
+	InstancesStarting int64    `parquet:"instances_starting"`
+	InstancesServing  int64    `parquet:"instances_serving"`
+	InstancesDraining int64    `parquet:"instances_draining"`
+	BShort            *int64   `parquet:"b_short"`
+	OSDAlert          *bool    `parquet:"osd_alert"`
+	GPUHours          *float64 `parquet:"gpu_hours"`
+	CostUSD           *float64 `parquet:"cost_usd"`
 }
 
 // NewSeriesParquetRow converts a time-series row to its Parquet form.
@@ -45,12 +56,33 @@ func NewSeriesParquetRow(r *sim.SeriesRow) SeriesParquetRow {
 		Queue: r.Queue, Running: r.Running, Slots: r.Slots,
 		KVBlocksUsed: r.KVBlocksUsed, KVBlocksTotal: r.KVBlocksTotal,
 		TTFTP50S: nullable(r.TTFTP50S), TTFTP99S: nullable(r.TTFTP99S),
+		RateRPS: r.RateRPS, TPOTP99S: nullable(r.TPOTP99S), SLOAttainment: nullable(r.SLOAttainment),
+		InstancesStarting: r.Starting, InstancesServing: r.Serving, InstancesDraining: r.Draining,
+		BShort: nullableInt(r.BShort), OSDAlert: nullableAlert(r.OSDAlert),
+		GPUHours: nullable(r.GPUHours), CostUSD: nullable(r.CostUSD),
 	}
+}
+
+// nullableInt is NULL for −1 (none).
+func nullableInt(v int64) *int64 {
+	if v < 0 {
+		return nil
+	}
+	return &v
+}
+
+// nullableAlert is NULL for −1 (detector off).
+func nullableAlert(v int8) *bool {
+	if v < 0 {
+		return nil
+	}
+	b := v == 1
+	return &b
 }
 
 // SeriesRow converts a Parquet row back (NULL becomes NaN).
 func (r *SeriesParquetRow) SeriesRow() sim.SeriesRow {
-	return sim.SeriesRow{
+	s := sim.SeriesRow{
 		Interval: r.Interval, StartS: r.IntervalStartS, EndS: r.IntervalEndS,
 		Pool: r.Pool, PoolIndex: int(r.PoolIndex),
 		Arrivals: r.Arrivals, WarmupArrivals: r.WarmupArrivals,
@@ -58,7 +90,20 @@ func (r *SeriesParquetRow) SeriesRow() sim.SeriesRow {
 		Queue: r.Queue, Running: r.Running, Slots: r.Slots,
 		KVBlocksUsed: r.KVBlocksUsed, KVBlocksTotal: r.KVBlocksTotal,
 		TTFTP50S: orNaN(r.TTFTP50S), TTFTP99S: orNaN(r.TTFTP99S),
+		RateRPS: r.RateRPS, TPOTP99S: orNaN(r.TPOTP99S), SLOAttainment: orNaN(r.SLOAttainment),
+		Starting: r.InstancesStarting, Serving: r.InstancesServing, Draining: r.InstancesDraining,
+		BShort: -1, OSDAlert: -1, GPUHours: orNaN(r.GPUHours), CostUSD: orNaN(r.CostUSD),
 	}
+	if r.BShort != nil {
+		s.BShort = *r.BShort
+	}
+	if r.OSDAlert != nil {
+		s.OSDAlert = 0
+		if *r.OSDAlert {
+			s.OSDAlert = 1
+		}
+	}
+	return s
 }
 
 // Row groups and page buffers of timeseries.parquet.
