@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fleetsim/fleetsim/sim"
+	"github.com/fleetsim/fleetsim/sim/export"
 	"github.com/fleetsim/fleetsim/workload"
 )
 
@@ -95,8 +96,19 @@ func DisaggGoodput(o Options) ([]Table, error) {
 		Source:  "issue 18 (b); DistServe's goodput (highest rate meeting the P99 TTFT and P99 TPOT targets); no paper numbers",
 		Columns: []string{"workload", "pool", "goodput req/s", "TTFT p99 s", "TPOT p99 ms", "KV transfer p99 ms"},
 	}
+	fig := export.Figure{Name: "disagg-goodput", Title: fmt.Sprintf("Goodput of %d H100 TP4 instances per prefill/decode split", goodputGPUs),
+		XLabel: "pool (prefill + decode instances)", YLabel: "goodput, req/s", YFromZero: true}
+	splits := [][2]int{{0, 0}, {2, 6}, {3, 5}, {4, 4}, {5, 3}}
+	for _, split := range splits {
+		tick := "colocated"
+		if split[0] > 0 {
+			tick = fmt.Sprintf("%d + %d", split[0], split[1])
+		}
+		fig.XTicks = append(fig.XTicks, tick)
+	}
 	for _, cdf := range []string{"azure", "agent-heavy"} {
-		for _, split := range [][2]int{{0, 0}, {2, 6}, {3, 5}, {4, 4}, {5, 3}} {
+		series := export.FigureSeries{Name: cdf}
+		for i, split := range splits {
 			pc := goodputPool(split)
 			name := "colocated 8"
 			if split[0] > 0 {
@@ -107,6 +119,7 @@ func DisaggGoodput(o Options) ([]Table, error) {
 			if err != nil {
 				return nil, err
 			}
+			series.X, series.Y = append(series.X, float64(i)), append(series.Y, lo)
 			row := []any{cdf, name, Num{lo, 1}, nil, nil, nil}
 			if best != nil {
 				m := best.Fleet
@@ -118,7 +131,9 @@ func DisaggGoodput(o Options) ([]Table, error) {
 			}
 			t.Rows = append(t.Rows, row)
 		}
+		fig.Series = append(fig.Series, series)
 	}
+	t.Figures = []export.Figure{fig}
 	t.Notes = []string{
 		fmt.Sprintf("Each point: %d Poisson requests (seed %d, 20%% warm-up), max_ctx 65,536, calibrated timing; SLO P99 TPOT <= 80 ms and P99 TTFT <= 2 s (Azure) or 5 s (agent-heavy: its longest prompts' prefill alone takes 2.6 s at P99 on an idle pool); bisection over [0, 32] req/s in %d steps (resolution 0.25 req/s); the TTFT/TPOT columns are at the goodput rate. The link is the H100's NVLink 4 (900 GB/s both ways: 450 GB/s one way), no latency; KV 327,680 B per token.", o.requests(goodputRequests), o.seed(1), goodputSteps),
 		"Disaggregated pools: sim/disagg.go (docs/prefix.md): the prefill instance frees its blocks at the prefill's end; transfers do not contend for the link.",
@@ -146,26 +161,33 @@ func DisaggRouting(o Options) ([]Table, error) {
 		}
 		return pc
 	}
-	for _, f := range []struct {
-		name  string
-		pools []sim.PoolConfig
+	fig := export.Figure{Name: "disagg-routing", Title: "Goodput of 16 H100 TP4 instances (Azure) per fleet layout",
+		XLabel: "fleet layout", YLabel: "goodput, req/s", YFromZero: true}
+	series := export.FigureSeries{Name: "azure", Scatter: true}
+	for i, f := range []struct {
+		name, tick string
+		pools      []sim.PoolConfig
 	}{
-		{"one pool, colocated 16", []sim.PoolConfig{pool("all", 16, 65536, [2]int{})}},
-		{"one pool, 4 prefill + 12 decode", []sim.PoolConfig{pool("all", 16, 65536, [2]int{4, 12})}},
-		{"short 10 + long 6, colocated", []sim.PoolConfig{pool("short", 10, 4096, [2]int{}), pool("long", 6, 65536, [2]int{})}},
-		{"short 2+8 + long 2+4, disaggregated", []sim.PoolConfig{pool("short", 10, 4096, [2]int{2, 8}), pool("long", 6, 65536, [2]int{2, 4})}},
+		{"one pool, colocated 16", "1 pool coloc.", []sim.PoolConfig{pool("all", 16, 65536, [2]int{})}},
+		{"one pool, 4 prefill + 12 decode", "1 pool 4+12", []sim.PoolConfig{pool("all", 16, 65536, [2]int{4, 12})}},
+		{"short 10 + long 6, colocated", "10 + 6 coloc.", []sim.PoolConfig{pool("short", 10, 4096, [2]int{}), pool("long", 6, 65536, [2]int{})}},
+		{"short 2+8 + long 2+4, disaggregated", "(2+8) + (2+4)", []sim.PoolConfig{pool("short", 10, 4096, [2]int{2, 8}), pool("long", 6, 65536, [2]int{2, 4})}},
 	} {
 		o.say("disagg-routing: %s", f.name)
 		g, best, err := goodput(o, "azure", 64, f.pools...)
 		if err != nil {
 			return nil, err
 		}
+		fig.XTicks = append(fig.XTicks, f.tick)
+		series.X, series.Y = append(series.X, float64(i)), append(series.Y, g)
 		row := []any{f.name, Num{g, 1}, nil, nil}
 		if best != nil {
 			row[2], row[3] = Num{best.Fleet.TTFT.P99, 3}, Num{1000 * best.Fleet.TPOT.P99, 1}
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	fig.Series = []export.FigureSeries{series}
+	t.Figures = []export.Figure{fig}
 	t.Notes = []string{
 		fmt.Sprintf("Each point: %d Poisson requests from the azure CDF (seed %d, 20%% warm-up), the length router (a request goes to the smallest pool whose max context holds it), calibrated timing, NVLink between a pool's prefill and decode instances; bisection over [0, 64] req/s in %d steps (resolution 0.5 req/s). The splits are fixed by hand (about a quarter of each pool prefills), not searched.", o.requests(goodputRequests), o.seed(1), goodputSteps),
 	}

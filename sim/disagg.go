@@ -117,6 +117,18 @@ func (p *pool) nextKey() engine.Time {
 	return engine.Time(k)
 }
 
+// backlog returns the requests waiting in pool p, for its backlog and
+// overload trend: its queues and, in a disaggregated pool, the prefilled
+// requests waiting for a decode instance or queued at one (the decode
+// stage's backlog, which the prefill instances' queues do not show).
+func (p *pool) backlog() int {
+	w := p.waiting()
+	if d := p.dg; d != nil {
+		w += len(d.wait) + d.dec.waiting()
+	}
+	return w
+}
+
 // busy reports whether a disaggregated pool holds requests past their
 // prefill (decoding, moving or waiting); false for other pools.
 func (d *disagg) busy() bool {

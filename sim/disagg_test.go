@@ -154,3 +154,24 @@ func TestDisaggConservation(t *testing.T) {
 	}
 	t.Logf("preemptions %d, decode wait %+v, transfer %+v", s1.Pools[0].Preemptions, s1.Pools[0].Disagg.DecodeWait, s1.Pools[0].Disagg.Transfer)
 }
+
+// TestDisaggDecodeBoundOverloaded: a disaggregated pool whose decode stage
+// cannot keep up (3 prefill instances feeding 1 decode instance of 4 slots,
+// 1,000-token outputs at 50 req/s: at most 4 requests per ~1000 decode
+// iterations leave it) is overloaded. Its backlog is the requests waiting
+// for a decode instance, which the prefill instances' queues do not show;
+// before this test the pool reported overloaded = false, backlog 0.
+func TestDisaggDecodeBoundOverloaded(t *testing.T) {
+	cfg := fleetCfg(2000, 0.1, PoolConfig{Name: "p", GPU: "a100", Count: 4, MaxContext: 8192, MaxSeqs: 4, KVBlocks: 1024,
+		Disaggregated: &DisaggConfig{Prefill: 3, Decode: 1, Link: &catalog.KVLink{GBs: 25}}})
+	s, err := Run(cfg, newPoisson(2000, 50, 1000, 1000, 3), &memSink{}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConservation(t, s)
+	m := s.Pools[0]
+	if !m.Overloaded || m.Backlog < 1000 || !s.Fleet.Overloaded {
+		t.Errorf("overloaded %v, backlog %d, growth %.1f req/s (arrival %.1f, throughput %.2f); fleet overloaded %v: want overloaded with a backlog of most arrivals",
+			m.Overloaded, m.Backlog, m.BacklogGrowth, m.ArrivalRPS, m.ThroughputRPS, s.Fleet.Overloaded)
+	}
+}

@@ -517,7 +517,7 @@ func (f *fleet) endArrivals() {
 func (f *fleet) snapshot(t float64, end bool) {
 	waiting := 0
 	for _, p := range f.pools {
-		w := p.waiting()
+		w := p.backlog()
 		if end {
 			p.m.backlog = int64(w)
 		}
@@ -605,7 +605,7 @@ func (f *fleet) onTick() {
 	if f.winStarted && !f.winEnded && t > f.t0 {
 		waiting := 0
 		for _, p := range f.pools {
-			w := p.waiting()
+			w := p.backlog()
 			p.m.trend.add(t, float64(w))
 			waiting += w
 		}

@@ -41,7 +41,7 @@ func (f *sweepFlags) checkFindMax(g *sweep.Grid) error {
 		p = *g.Base.OSD.Params
 	}
 	if m := sweep.MinProbeDurationS(p); !(g.DurationS >= m) {
-		return fmt.Errorf("--duration %v: a probe shorter than %g s cannot be decided by the over-saturation detector (2 × max(minimum_duration_s %g, minimum_ttft_s %g, minimum_window_size %d); docs/sweep.md)",
+		return fmt.Errorf("--duration %v: a probe shorter than %g s cannot be decided by the over-saturation detector (2 × max(minimum_duration_s %g, minimum_ttft_s %g, minimum_window_size %d, 1 s); docs/sweep.md)",
 			g.DurationS, m, p.MinimumDuration, p.MinimumTTFT, p.MinimumWindowSize)
 	}
 	if f.probes < 1 || f.probes > 1000 {

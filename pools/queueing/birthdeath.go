@@ -82,7 +82,11 @@ const (
 // and it stops when each bound is at most TruncationTol/2 of π(m) (hence of
 // the total mass). The window is about 15 standard deviations of J wide.
 // A window wider than MaxWindowStates is ErrTooManyStates; a decreasing μ
-// met on the walk is an error.
+// met on the walk is an error. μ outside the window is not evaluated, so
+// a μ that rises again below L or falls again above U (not
+// non-decreasing) goes unnoticed and voids the bound: the caller
+// guarantees monotonicity (the occupancy model's μ(j) = r/(E[k]·(W + β·r/G)),
+// r = min(j, G·N), has derivative W/… > 0 for W > 0).
 func SolveChain(lambda float64, mu func(j int) float64, k int) (Chain, error) {
 	if !(lambda > 0) || math.IsInf(lambda, 0) {
 		return Chain{}, fmt.Errorf("arrival rate %v: must be finite and > 0", lambda)

@@ -23,6 +23,7 @@ const (
 
 // savePNG renders p as a PNG file written atomically.
 func savePNG(p *plot.Plot, path string) error {
+	drawableRanges(p)
 	wt, err := p.WriterTo(plotWidth, plotHeight, "png")
 	if err != nil {
 		return err

@@ -63,3 +63,13 @@ func cmpF(a, b float64) int {
 	}
 	return 0
 }
+
+// TestCapacityDistributionOneValue: windows that all need the same X_n (one
+// window, or a constant load) leave the log y axis one value (the share 1
+// at G), which gonum widened to −0…2 and panicked on; it must draw.
+func TestCapacityDistributionOneValue(t *testing.T) {
+	ws := []capacity.Windowed{{DeltaS: 1, X: []float64{3, 3}}}
+	if err := WriteCapacityDistribution(t.TempDir()+"/d.png", ws, 3, "unit", "t"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -287,3 +287,30 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Errorf("directory holds %v", entries)
 	}
 }
+
+// TestSummaryJSONNaNBehindPointer: a disaggregated pool stopped before any
+// post-warm-up KV transfer (`fleetsim simulate --osd enforce` on 1 prefill
+// + 7 decode H100s at 300 req/s) has NaN transfer quantiles in its
+// *DisaggMetrics; summary.json failed with "json: unsupported value: NaN"
+// (exit 1, no outputs) because NaNs behind pointers were not replaced. They
+// are null now, and the input summary is still not modified.
+func TestSummaryJSONNaNBehindPointer(t *testing.T) {
+	s := testSummary()
+	nan := sim.Quantiles{P50: math.NaN(), P90: math.NaN(), P99: math.NaN()}
+	s.Pools[1].Disagg = &sim.DisaggMetrics{Prefill: 1, Decode: 7, LinkGBs: 50, Transfer: nan, DecodeWait: nan}
+	b, err := MarshalSummary(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("summary is not JSON: %v\n%s", err, b)
+	}
+	dg := back["pools"].([]any)[1].(map[string]any)["disaggregated"].(map[string]any)
+	if q := dg["kv_transfer_s"].(map[string]any); q["p99"] != nil || dg["link_gb_s"] != 50.0 {
+		t.Errorf("disaggregated %v: want null quantiles, link 50", dg)
+	}
+	if !math.IsNaN(s.Pools[1].Disagg.Transfer.P99) {
+		t.Error("MarshalSummary modified its input")
+	}
+}

@@ -185,20 +185,14 @@ func (f Figure) Render(format string) ([]byte, error) {
 			p.Legend.Add(s.Name, thumbs...)
 		}
 	}
-	if f.YFromZero {
+	if f.YFromZero && !f.LogY {
 		p.Y.Min = math.Min(p.Y.Min, 0)
 		if !(p.Y.Max > p.Y.Min) { // all zero: a unit axis, not [-1, 1]
 			p.Y.Max = p.Y.Min + 1
 		}
 	}
-	if f.YUnit {
+	if f.YUnit && !f.LogY {
 		p.Y.Min, p.Y.Max = 0, 1.02 // room for the markers at 1
-	}
-	if f.LogX {
-		p.X.Min, p.X.Max = logRange(p.X.Min, p.X.Max)
-	}
-	if f.LogY {
-		p.Y.Min, p.Y.Max = logRange(p.Y.Min, p.Y.Max)
 	}
 	if err := addRefs(p, f); err != nil {
 		return nil, err
@@ -264,20 +258,6 @@ func dataTicks(series []FigureSeries) []plot.Tick {
 	return ticks
 }
 
-// logRange returns a log axis's range for the data range [lo, hi]: gonum
-// keeps an empty range (no positive point) and widens a single value by ±1,
-// below 0, which its log ticks refuse with a panic; so no data gives one
-// decade [1, 10] and a single value v the range [v/2, 2v].
-func logRange(lo, hi float64) (float64, float64) {
-	switch {
-	case !(lo > 0 && hi >= lo):
-		return 1, 10
-	case lo == hi:
-		return lo / 2, hi * 2
-	}
-	return lo, hi
-}
-
 // maxDataLabel is the longest label of a data tick: values a person chose
 // (a sweep's rates, 16K) are short, computed ones (a histogram's bin edges,
 // 0.006294627058970837) are not.
@@ -331,6 +311,9 @@ func addRefs(p *plot.Plot, f Figure) error {
 			p.Y.Min, p.Y.Max = math.Min(p.Y.Min, r.At), math.Max(p.Y.Max, r.At)
 		}
 	}
+	if drawableRanges(p) {
+		p.Title.Text += " (no positive value to draw on its log scale)"
+	}
 	for _, r := range f.Refs {
 		if !drawn(r) {
 			continue
@@ -352,6 +335,35 @@ func addRefs(p *plot.Plot, f Figure) error {
 		}
 	}
 	return nil
+}
+
+// drawableRanges makes the range of each axis of p one gonum can draw
+// (and reference lines can span), and reports whether a log axis held no
+// positive value. gonum widens an empty or one-value range by ±1 (one point
+// at 0.03 s becomes −0.97…1.03) and panics on the values ≤ 0 that gives a
+// log axis; so a log axis with one value v gets [v/2, 2v] (a factor of 4,
+// labelled by logTicks125), one with no positive value [1, 10], and a
+// linear axis with no value [0, 1].
+func drawableRanges(p *plot.Plot) bool {
+	empty := false
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		if _, ok := a.Scale.(plot.LogScale); !ok {
+			if !(a.Min <= a.Max) || math.IsInf(a.Min, 0) || math.IsInf(a.Max, 0) {
+				a.Min, a.Max = 0, 1
+			}
+			continue
+		}
+		switch {
+		case !(a.Max > 0) || !(a.Min <= a.Max) || math.IsInf(a.Max, 0):
+			a.Min, a.Max = 1, 10
+			empty = true
+		case !(a.Min > 0):
+			a.Min = a.Max / 1000
+		case a.Min == a.Max:
+			a.Min, a.Max = a.Min/2, a.Max*2
+		}
+	}
+	return empty
 }
 
 // logYTicks labels a log y axis by logTicks125 within two decades (a

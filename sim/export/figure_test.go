@@ -134,3 +134,51 @@ func TestLogYAxisLabels(t *testing.T) {
 		t.Errorf("log y axis 0.04–0.5: labels %q, want at least 3", y)
 	}
 }
+
+// TestLogAxisOneValueOrNone: gonum widens a one-value range by ±1 and
+// panics on the values ≤ 0 that gives a log axis ("Values must be greater
+// than 0 for a log scale"): `fleetsim sweep --rates 10 --pool a:a10g:1:2048`
+// (one pool, one rate: a P99 TTFT of 0.0331 s drawn as −0.97…1.03) panicked.
+// A log axis of one value, of no positive value, or asked to start at zero
+// must draw; one without a positive value says so in its title.
+func TestLogAxisOneValueOrNone(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    Figure
+		note bool
+	}{
+		{"one y", Figure{LogY: true, Series: []FigureSeries{{Name: "a", X: []float64{10}, Y: []float64{0.0331}}}}, false},
+		{"equal y", Figure{LogY: true, Series: []FigureSeries{{Name: "a", X: []float64{1, 2}, Y: []float64{0.5, 0.5}}}}, false},
+		{"one x", Figure{LogX: true, Series: []FigureSeries{{Name: "a", X: []float64{0.5}, Y: []float64{1}}}}, false},
+		{"y all zero", Figure{LogY: true, Series: []FigureSeries{{Name: "a", X: []float64{1, 2}, Y: []float64{0, 0}}}}, true},
+		{"x all negative", Figure{LogX: true, Series: []FigureSeries{{Name: "a", X: []float64{-1, 0}, Y: []float64{1, 2}}}}, true},
+		{"y from zero", Figure{LogY: true, YFromZero: true, YUnit: true, Series: []FigureSeries{{Name: "a", X: []float64{1, 2}, Y: []float64{0.5, 0.7}}}}, false},
+		{"ref only", Figure{LogY: true, Refs: []FigureRef{{Label: "SLO", At: 0.2}}, Series: []FigureSeries{{Name: "a", X: []float64{1}, Y: []float64{0}}}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.f.Name, tc.f.Title = "f", "T"
+			b, err := tc.f.Render("svg")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(string(b), "no positive value"); got != tc.note {
+				t.Errorf("note in the title: %v, want %v", got, tc.note)
+			}
+		})
+	}
+}
+
+// TestLogYAxisConstant: a sweep whose every point has the same P99 TTFT
+// (`fleetsim sweep --config examples/prefix/disagg.yaml --rates 10,20`:
+// 99.4 ms at both rates) panicked in gonum's LogTicks ("Values must be
+// greater than 0 for a log scale": the flat range was widened by ±1 into
+// the negatives). A flat log axis is widened by a factor of 2 each way.
+func TestLogYAxisConstant(t *testing.T) {
+	for _, v := range []float64{0.0994, 5, 1e-4} {
+		f := Figure{Name: "p99", Title: "t", XLabel: "x", YLabel: "y", LogY: true, LogX: true, NoLegend: true,
+			Series: []FigureSeries{{Name: "a", X: []float64{20, 20}, Y: []float64{v, v}}}}
+		if _, err := f.Render("svg"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

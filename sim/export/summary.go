@@ -57,10 +57,22 @@ func MarshalSummary(s *sim.Summary, outputs []OutputFile) ([]byte, error) {
 }
 
 // replaceNaN sets every NaN or infinite float64 reachable in v (structs,
-// slices, arrays; not through maps or pointers other than the config's) to
-// nanMark.
+// slices, arrays, pointers; not through maps) to nanMark. The slices and
+// pointed-to values it enters through a settable v are copied first, so
+// that the caller's summary, which v's copy shares them with, is not
+// modified (a pool's *DisaggMetrics holds NaN quantiles when no transfer
+// was measured).
 func replaceNaN(v reflect.Value) {
 	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() || !v.CanSet() {
+			return
+		}
+		n := reflect.New(v.Elem().Type())
+		n.Elem().Set(v.Elem())
+		v.Set(n)
+		replaceNaN(n.Elem())
+		return
 	case reflect.Float64, reflect.Float32:
 		if x := v.Float(); math.IsNaN(x) || math.IsInf(x, 0) {
 			v.SetFloat(nanMark)
@@ -72,6 +84,11 @@ func replaceNaN(v reflect.Value) {
 			}
 		}
 	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.CanSet() && v.Len() > 0 {
+			n := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+			reflect.Copy(n, v)
+			v.Set(n)
+		}
 		for i := range v.Len() {
 			replaceNaN(v.Index(i))
 		}

@@ -6,7 +6,8 @@ import (
 
 // SweepFigure is metric m of rows against axis x (sweep.XAxis): one line
 // per series (sweep.MakeSeries); a categorical axis is labelled with its
-// values. It is nil when no series has a point.
+// values. Values ≤ 0 of a log metric are left out, and the title says
+// so. It is nil when no series has a point.
 func SweepFigure(rows []sweep.Row, axes []sweep.Axis, x int, m sweep.Metric) *Figure {
 	f := &Figure{
 		Name:   m.Name,
@@ -17,6 +18,12 @@ func SweepFigure(rows []sweep.Row, axes []sweep.Axis, x int, m sweep.Metric) *Fi
 	}
 	if m.Log {
 		f.YLabel += ", log scale"
+		for i := range rows {
+			if m.Value(&rows[i]) <= 0 {
+				f.Title += " (values ≤ 0 left out)"
+				break
+			}
+		}
 	}
 	if !axes[x].Numeric() {
 		f.XTicks = axes[x].Values

@@ -78,10 +78,15 @@ const SaturationSlack = 0.05
 // minimum_duration_s and minimum_ttft_s old and its effective window
 // n = min(seconds, points) holds minimum_window_size points — so that it
 // then has at least as long again to see a trend. Shorter probes cannot
-// fire at any rate (guidellm's defaults: 2 × 30 = 60 s).
+// fire at any rate (guidellm's defaults: 2 × 30 = 60 s). The silent time
+// is taken as at least minProbeSilenceS: with every parameter 0 a probe of
+// 1e-9 s holds one request and still cannot fire.
 func MinProbeDurationS(p osd.Config) float64 {
-	return 2 * max(p.MinimumDuration, p.MinimumTTFT, float64(p.MinimumWindowSize))
+	return 2 * max(p.MinimumDuration, p.MinimumTTFT, float64(p.MinimumWindowSize), minProbeSilenceS)
 }
+
+// minProbeSilenceS is the least silent time MinProbeDurationS assumes, s.
+const minProbeSilenceS = 1
 
 // Search bounds.
 const (
@@ -149,7 +154,7 @@ func FindMaxRate(base sim.Config, seeds []uint64, o MaxRateOptions) ([]MaxRate, 
 			p = *base.OSD.Params
 		}
 		if m := MinProbeDurationS(p); !(o.DurationS >= m) {
-			return nil, fmt.Errorf("duration %v s: a probe shorter than %g s cannot be decided by the over-saturation detector (2 × max(minimum_duration_s %g, minimum_ttft_s %g, minimum_window_size %d))",
+			return nil, fmt.Errorf("duration %v s: a probe shorter than %g s cannot be decided by the over-saturation detector (2 × max(minimum_duration_s %g, minimum_ttft_s %g, minimum_window_size %d, 1 s))",
 				o.DurationS, m, p.MinimumDuration, p.MinimumTTFT, p.MinimumWindowSize)
 		}
 	}

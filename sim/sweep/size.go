@@ -724,9 +724,12 @@ const tCrit = 2.262
 // estimation in regenerative simulations", Management Science 28(5),
 // 1982): the window's requests, in arrival order, are cut into ciBatches
 // batches; each batch's P99 is an estimate, and t_{0.975,B−1}·s/√B of
-// their standard deviation s bounds the error of their mean. Batches of
-// consecutive arrivals are correlated at high load, which widens s: the
-// bound is then conservative. +Inf below 100 requests per batch.
+// their standard deviation s bounds the error of their mean. The interval
+// assumes the batches independent; batches of consecutive arrivals are
+// positively correlated at high load (a long queue excursion spans two),
+// which makes s understate the error: the interval is then too narrow,
+// not conservative (hence the confirmation on fresh seeds). +Inf below
+// 100 requests per batch.
 func p99HalfWidth(v []float64) float64 {
 	per := len(v) / ciBatches
 	if per < 100 {

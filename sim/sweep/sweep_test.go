@@ -247,6 +247,17 @@ func TestFindMaxRateRefusesUndecidableProbes(t *testing.T) {
 	if got := MinProbeDurationS(*short.OSD.Params); got != 10 {
 		t.Errorf("min probe %g s, want 2 × max(5, 2.5, 5) = 10", got)
 	}
+	// Every parameter 0 (allowed by osd.Config) still leaves a probe of
+	// 1e-9 s one request long: it reported "held at 14950.4 req/s; fired by
+	// +Inf" (rev-planner). The floor is 2 × 1 s.
+	zero := base
+	zero.OSD.Params = &osd.Config{MaximumWindowSeconds: 120, MOEThreshold: 2, MaximumWindowRatio: 0.75, Confidence: 0.95, Eps: 1e-12}
+	if got := MinProbeDurationS(*zero.OSD.Params); got != 2 {
+		t.Errorf("min probe with zero parameters %g s, want 2", got)
+	}
+	if _, err := FindMaxRate(zero, []uint64{1}, MaxRateOptions{DurationS: 1e-9}); err == nil || !strings.Contains(err.Error(), "cannot be decided") {
+		t.Errorf("zero parameters, duration 1e-9: err %v", err)
+	}
 	off := base
 	off.OSD.Mode = sim.OSDOff
 	if _, err := FindMaxRate(off, []uint64{1}, MaxRateOptions{DurationS: 300}); err == nil || !strings.Contains(err.Error(), "osd.mode off") {
