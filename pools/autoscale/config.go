@@ -27,6 +27,10 @@ var Policies = []string{PolicyStatic, PolicyThreshold, PolicyWVA, PolicySchedule
 // period (kube-controller-manager --horizontal-pod-autoscaler-sync-period).
 const DefaultIntervalS = 15.0
 
+// MinIntervalS is the shortest control interval, seconds (1 ms, the time
+// series' shortest interval): a shorter one would tick (nearly) without end.
+const MinIntervalS = 1e-3
+
 // Config is an autoscaler as a scenario file gives it (key autoscale) or
 // ParseConfig reads it from a flag. Zero values mean defaults; the pointer
 // fields tell "not given" from an explicit 0.
@@ -89,8 +93,8 @@ func (c Config) Validate(pools []string) error {
 	if !slices.Contains(Policies, c.Policy) {
 		return bad("policy", c.Policy, "allowed: %s", strings.Join(Policies, ", "))
 	}
-	if !finite(c.IntervalS) || !(c.IntervalS > 0) || c.IntervalS > workload.MaxTraceSpanS {
-		return bad("interval_s", c.IntervalS, "must be a finite number of seconds > 0")
+	if !finite(c.IntervalS) || !(c.IntervalS >= MinIntervalS) || c.IntervalS > workload.MaxTraceSpanS {
+		return bad("interval_s", c.IntervalS, "must be a finite number of seconds in [0.001, %g]", workload.MaxTraceSpanS)
 	}
 	th := c.Policy == PolicyThreshold
 	switch {
@@ -287,8 +291,8 @@ func ParseConfig(s string) (Config, error) {
 				return c, bad("target", v, "must be a number")
 			}
 		case "interval":
-			if c.IntervalS = num("autoscale.interval_s"); err == nil && !(c.IntervalS > 0) {
-				return c, bad("interval_s", c.IntervalS, "must be a finite number of seconds > 0")
+			if c.IntervalS = num("autoscale.interval_s"); err == nil && !(c.IntervalS >= MinIntervalS) {
+				return c, bad("interval_s", c.IntervalS, "must be a finite number of seconds in [0.001, %g]", workload.MaxTraceSpanS)
 			}
 		case "tolerance":
 			x, e := strconv.ParseFloat(v, 64)
