@@ -34,7 +34,9 @@ const summary = JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8'));
 const ts = q(join(runDir, 'timeseries.parquet'));
 const req = q(join(runDir, 'requests.parquet'));
 const tsCols = ['interval', 'interval_start_s', 'interval_end_s', 'pool', 'pool_index', 'arrivals', 'warmup_arrivals',
-  'completions', 'rejections', 'queue', 'running', 'slots', 'kv_blocks_used', 'kv_blocks_total', 'ttft_p50_s', 'ttft_p99_s'];
+  'completions', 'rejections', 'queue', 'running', 'slots', 'kv_blocks_used', 'kv_blocks_total', 'ttft_p50_s', 'ttft_p99_s',
+  'rate_rps', 'tpot_p99_s', 'slo_attainment', 'instances_starting', 'instances_serving', 'instances_draining',
+  'b_short', 'osd_alert', 'gpu_hours', 'cost_usd'];
 const got = (await rows(`DESCRIBE SELECT * FROM read_parquet('${ts}')`)).map((r) => String(r.column_name));
 if (JSON.stringify(got) !== JSON.stringify(tsCols)) failures.push(`timeseries columns ${JSON.stringify(got)}, docs/report.md: ${JSON.stringify(tsCols)}`);
 const sums = await rows(`SELECT pool, sum(arrivals)::BIGINT AS a, sum(arrivals - warmup_arrivals)::BIGINT AS post,
