@@ -2,9 +2,9 @@ package sim
 
 import (
 	"math"
+	"reflect"
 	"runtime"
 	"testing"
-	"unsafe"
 
 	"github.com/fleetsim/fleetsim/engine"
 	"github.com/fleetsim/fleetsim/workload"
@@ -14,7 +14,7 @@ import (
 // to those pushed (but for the tag), across blocks and with values that do
 // not fit a waiter (kept whole).
 func TestWaitQueue(t *testing.T) {
-	if s := unsafe.Sizeof(waiter{}); s > 48 {
+	if s := reflect.TypeOf(waiter{}).Size(); s > 48 {
 		t.Errorf("a waiter takes %d bytes; want at most 48 (issue 20 item 3)", s)
 	}
 	var fls flights
