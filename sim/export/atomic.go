@@ -77,6 +77,33 @@ type atomicFile struct {
 	done bool
 }
 
+// close finishes a sink's file: unless err is already set it runs finish
+// (the writer's flush or footer), then renames the file into place, or
+// discards it on any error. It returns the first error; after the file is
+// committed or discarded it returns err unchanged.
+func (f *atomicFile) close(err error, finish func() error) error {
+	if f.done {
+		return err
+	}
+	if err == nil {
+		if e := finish(); e != nil {
+			err = fmt.Errorf("export: writing %s: %w", f.path, e)
+		}
+	}
+	if err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
+// abortOpen discards the file unless it was committed or discarded already.
+func (f *atomicFile) abortOpen() {
+	if !f.done {
+		f.Abort()
+	}
+}
+
 func createAtomic(path string) (*atomicFile, error) {
 	if err := CheckReplaceable(path); err != nil {
 		return nil, err

@@ -168,30 +168,12 @@ func (s *TextSink) Path() string { return s.f.path }
 
 // Close flushes the file and renames it into place.
 func (s *TextSink) Close() error {
-	if s.f.done {
-		return s.err
-	}
-	if s.err == nil {
-		if err := s.w.Flush(); err != nil {
-			s.err = fmt.Errorf("export: writing %s: %w", s.f.path, err)
-		}
-	}
-	if s.err != nil {
-		s.f.Abort()
-		return s.err
-	}
-	if err := s.f.Commit(); err != nil {
-		s.err = err
-	}
+	s.err = s.f.close(s.err, s.w.Flush)
 	return s.err
 }
 
 // Abort discards the file (a no-op after a successful Close).
-func (s *TextSink) Abort() {
-	if !s.f.done {
-		s.f.Abort()
-	}
-}
+func (s *TextSink) Abort() { s.f.abortOpen() }
 
 // TeeSink writes every record to each of sinks in turn.
 type TeeSink []sim.Sink

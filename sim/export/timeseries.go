@@ -201,30 +201,12 @@ func (s *SeriesSink) Path() string { return s.f.path }
 
 // Close writes the footer and renames the file into place.
 func (s *SeriesSink) Close() error {
-	if s.f.done {
-		return s.err
-	}
-	if s.err == nil {
-		if err := s.w.Close(); err != nil {
-			s.err = fmt.Errorf("export: writing %s: %w", s.f.path, err)
-		}
-	}
-	if s.err != nil {
-		s.f.Abort()
-		return s.err
-	}
-	if err := s.f.Commit(); err != nil {
-		s.err = err
-	}
+	s.err = s.f.close(s.err, s.w.Close)
 	return s.err
 }
 
 // Abort discards the file (a no-op after a successful Close).
-func (s *SeriesSink) Abort() {
-	if !s.f.done {
-		s.f.Abort()
-	}
-}
+func (s *SeriesSink) Abort() { s.f.abortOpen() }
 
 // ReadSeriesParquet reads a timeseries.parquet file (NULL becomes NaN).
 func ReadSeriesParquet(path string) ([]sim.SeriesRow, error) {
