@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 )
@@ -28,33 +27,18 @@ type DisaggConfig struct {
 // disaggLink returns the link and KV bytes per token of a disaggregated
 // pool with instance profile g.
 func (d *DisaggConfig) disaggLink(p PoolConfig, g catalog.GPU) (catalog.KVLink, float64, error) {
-	link := catalog.KVLink{}
+	var link catalog.KVLink
+	var err error
 	if d.Link != nil {
 		link = *d.Link
-	} else {
-		hw := p.GPU
-		if g.Inst != nil {
-			hw = g.Inst.GPU.Name
-		}
-		h, err := catalog.LookupHardware(strings.SplitN(hw, "/", 2)[0])
-		if err != nil || !(h.LinkGBs > 0) {
-			return link, 0, fmt.Errorf("no interconnect in the catalog for GPU %q: set disaggregated.link.gb_s", p.GPU)
-		}
-		link.GBs = h.LinkGBs / 2
+	} else if link, err = catalog.DefaultKVLink(p.GPU, g); err != nil {
+		return link, 0, err
 	}
 	kv := d.KVBytesPerToken
-	switch {
-	case kv > 0:
-	case g.Inst != nil:
-		kv = g.Inst.Model.KVBytesPerToken()
-	case g.Name == "a100" || g.Name == "h100":
-		m, err := catalog.LookupModel("llama-3-70b")
-		if err != nil {
+	if !(kv > 0) {
+		if kv, err = catalog.DefaultKVBytesPerToken(g); err != nil {
 			return link, 0, err
 		}
-		kv = m.KVBytesPerToken()
-	default:
-		return link, 0, fmt.Errorf("the KV bytes per token of profile %q are unknown: set disaggregated.kv_bytes_per_token", g.Name)
 	}
 	return link, kv, nil
 }

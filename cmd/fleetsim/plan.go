@@ -138,6 +138,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	memUtil := fs.Float64("mem-util", 0.9, "--memory: usable fraction of HBM, in (0, 1]")
 	tp := fs.Int("tp", 8, "--memory: tensor-parallel GPUs per instance")
 	actGB := fs.Float64("act-gb", 10, "--memory: activation reserve per GPU, GB")
+	dg := addDisaggFlags(fs, "plan")
 	if help, err := parseFlags("plan", fs, args, stdout, planUsage, false); help || err != nil {
 		return err
 	}
@@ -213,6 +214,18 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 			return badInput("--method %q: allowed: homo, pr, retrofit, fleetopt, all (comma-separated)", m)
 		}
 	}
+	disaggOn, link, err := dg.config()
+	if err != nil {
+		return err
+	}
+	if disaggOn {
+		if *pareto || *compat != "" || *service != fleetopt.ServicePaper {
+			return badInput("--disaggregated: not with --pareto, --compat or --service-model occupancy (the stages are sized with the paper model)")
+		}
+		if methods, err = disaggMethods(methods, fs.Changed("method")); err != nil {
+			return err
+		}
+	}
 	needB := false // pr or retrofit without --b-short: FleetOpt's B is used
 	if *bShort == 0 && !*pareto {
 		if *fixB {
@@ -280,6 +293,13 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		doc, table = plan, func(w io.Writer) error { return writePlanTable(w, plan) }
+		if disaggOn {
+			dp, err := planDisagg(plan, cdf, *slotRule, link)
+			if err != nil {
+				return err
+			}
+			doc, table = dp, func(w io.Writer) error { return writeDisaggPlan(w, dp) }
+		}
 	}
 	return writeOut(*out, stdout, func(w io.Writer) error { return writeDoc(w, *format, doc, table) })
 }

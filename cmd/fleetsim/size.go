@@ -76,6 +76,7 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 	confirm := fs.Int("confirm-seeds", 0, "fresh seeds K+1..K+N the chosen count must also pass (it is raised until it does); 0 = K")
 	requests := fs.Int("requests", sweep.DefaultSizeRequests, "N: fleet requests per run; each pool's run is its part of a whole-fleet 'simulate --requests N --warmup 0.2' (N raised until the warm-up covers five mean slot times; doubled up to 4× while a P99's 95% interval straddles its target)")
 	format := fs.String("format", "table", "output: table or json")
+	dg := addDisaggFlags(fs, "size")
 	if help, err := parseFlags("size", fs, args, stdout, sizeUsage, false); help || err != nil {
 		return err
 	}
@@ -109,6 +110,9 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 		GPU: *gpu, GPULong: *gpuLong, Timing: *timing, RhoMax: *rhoMax, SLOTTFTS: slo, SLOTPOTS: tpot, UtilCap: *utilCap,
 		Seeds: *seeds, ConfirmSeeds: *confirm, Requests: *requests,
 		Progress: func(msg string) { fmt.Fprintln(stderr, "size: "+msg) }}
+	if cfg.Disaggregated, cfg.DisaggLink, err = dg.config(); err != nil {
+		return err
+	}
 	// A stop signal ends the simulations: one line, exit 1, nothing
 	// printed (like simulate).
 	intr := catchSignals()
@@ -178,6 +182,9 @@ func writeSize(w io.Writer, r *sweep.SizeResult) error {
 	}
 	if r.PaperNote != "" {
 		fmt.Fprintf(w, "note: %s\n", r.PaperNote)
+	}
+	if err := writeSizeDisagg(w, r); err != nil {
+		return err
 	}
 	fmt.Fprintf(w, "paper fleet $%.0fK/yr, simulated fleet $%.0fK/yr\n", r.AnnualUSDPaper/1000, r.AnnualUSD/1000)
 	return nil

@@ -29,6 +29,18 @@ type Input struct {
 	PrefillIter  float64 // iteration time of a full prefill instance, s
 	DecodeSlots  int     // sequences per decode instance
 	DecodeIter   float64 // iteration time of a full decode instance, s
+	// PerToken adds a length-proportional term to both iteration times:
+	// a request of L = L_in + L_out tokens sees t_p + PerToken·L and
+	// t_d + PerToken·L (the kv preset's full batch of requests of its own
+	// length, as the colocated planner's kv calibration assumes), s/token;
+	// 0 = the same iteration time for every request (the paper preset).
+	PerToken float64
+	// IterW, when > 0, is the fixed part W of the iteration times: the
+	// TTFT budget then takes the P99 prefill at the batch the utilization
+	// cap allows, ceil(L_in/C)·(W + RhoMax·(t_p − W + PerToken·L)) (the
+	// colocated planner's eq. 8 budget at ϱ = ρ_max, pools/fleetopt
+	// operatingIter), instead of at full slots.
+	IterW float64
 	// TransferS gives the time to move a prompt's KV cache to the decode
 	// instance (e.g. catalog.KVLink.TransferS for a model), s; nil = 0.
 	TransferS func(tokens int) float64
@@ -57,12 +69,13 @@ type Result struct {
 // Size returns the instances each stage needs.
 //
 // Prefill: a request holds a prefill slot for S_p = ceil(L_in/C)·t_p + T(L_in)
-// (its prefill at the full-instance iteration time t_p, then the KV
-// transfer); its first token comes at the end of the prefill, so the P99
+// (its prefill at the full-instance iteration time t_p, plus PerToken·L,
+// then the KV transfer); its first token comes at the end of the prefill, so the P99
 // wait budget is TTFTP99 − P99(ceil(L_in/C)·t_p).
 //
 // Decode: a request with L_out >= 2 holds a decode slot for
-// S_d = (L_out − 1)·t_d (the first token was produced by the prefill); a
+// S_d = (L_out − 1)·t_d (t_d plus PerToken·L; the first token was produced
+// by the prefill); a
 // request with L_out = 1 never reaches the decode stage, whose arrival rate
 // is λ·P(L_out >= 2). Its wait budget is DecodeWaitP99.
 //
@@ -77,6 +90,10 @@ func Size(in Input) (Result, error) {
 		return Result{}, fmt.Errorf("disagg: slots %d (prefill), %d (decode): must be >= 1", in.PrefillSlots, in.DecodeSlots)
 	case !(in.PrefillIter > 0) || !(in.DecodeIter > 0) || math.IsInf(in.PrefillIter, 0) || math.IsInf(in.DecodeIter, 0):
 		return Result{}, fmt.Errorf("disagg: iteration times %v s (prefill), %v s (decode): must be finite and > 0", in.PrefillIter, in.DecodeIter)
+	case !(in.IterW >= 0) || in.IterW > in.PrefillIter:
+		return Result{}, fmt.Errorf("disagg: fixed iteration time %v s: must be in [0, %v] (the prefill iteration time)", in.IterW, in.PrefillIter)
+	case !(in.PerToken >= 0) || math.IsInf(in.PerToken, 0):
+		return Result{}, fmt.Errorf("disagg: per-token iteration time %v s: must be finite and >= 0", in.PerToken)
 	case !(in.TTFTP99 > 0) || !(in.DecodeWaitP99 > 0):
 		return Result{}, fmt.Errorf("disagg: TTFT target %v s, decode wait budget %v s: must be > 0", in.TTFTP99, in.DecodeWaitP99)
 	}
@@ -86,7 +103,8 @@ func Size(in Input) (Result, error) {
 		if l.In < 1 || l.Out < 1 {
 			return Result{}, fmt.Errorf("disagg: sample %d: L_in %d, L_out %d: must be >= 1", i, l.In, l.Out)
 		}
-		pf := float64((l.In+in.Chunk-1)/in.Chunk) * in.PrefillIter
+		lt := in.PerToken * float64(l.In+l.Out)
+		pf := float64((l.In+in.Chunk-1)/in.Chunk) * (in.PrefillIter + lt)
 		x := 0.0
 		if in.TransferS != nil {
 			x = in.TransferS(l.In)
@@ -94,15 +112,22 @@ func Size(in Input) (Result, error) {
 		if !(x >= 0) || math.IsInf(x, 0) {
 			return Result{}, fmt.Errorf("disagg: transfer time %v s for %d tokens: must be finite and >= 0", x, l.In)
 		}
-		prefill = append(prefill, pf)
+		if in.IterW > 0 {
+			prefill = append(prefill, float64((l.In+in.Chunk-1)/in.Chunk)*(in.IterW+in.RhoMax*(in.PrefillIter-in.IterW+lt)))
+		} else {
+			prefill = append(prefill, pf)
+		}
 		sp = append(sp, pf+x)
 		if l.Out >= 2 {
-			sd = append(sd, float64(l.Out-1)*in.DecodeIter)
+			sd = append(sd, float64(l.Out-1)*(in.DecodeIter+lt))
 		}
 	}
 	var res Result
 	var err error
 	p99 := quantile(prefill, 0.99)
+	if !(in.TTFTP99 > p99) {
+		return Result{}, fmt.Errorf("disagg: P99 TTFT target %.4g s: not above the prefill stage's own P99 prefill time %.4g s (no count of prefill instances meets it)", in.TTFTP99, p99)
+	}
 	res.Prefill, err = size(in.Lambda, sp, in.PrefillSlots, in.TTFTP99-p99, in.RhoMax)
 	if err != nil {
 		return Result{}, fmt.Errorf("disagg: prefill stage: %w", err)

@@ -61,6 +61,11 @@ type SizeConfig struct {
 	// Stop, when set, interrupts the simulations (sim.Options.Stop): Size
 	// then returns sim.ErrStopped.
 	Stop func() bool
+	// Disaggregated sizes every pool as prefill + decode instances
+	// (sizedisagg.go; homo and pr only), over DisaggLink (nil = the GPU's
+	// interconnect).
+	Disaggregated bool
+	DisaggLink    *catalog.KVLink
 }
 
 // SizeSeed is one seed's measurement of a pool at the chosen size.
@@ -124,6 +129,8 @@ type PoolSize struct {
 	// WarmupS is the shortest warm-up of a run (five occupancy-model mean
 	// slot times), s.
 	WarmupS float64 `json:"warmup_s"`
+	// Disagg is set for a disaggregated pool (GPUsSim = prefill + decode).
+	Disagg *DisaggSize `json:"disaggregated,omitempty"`
 }
 
 // SizeResult is the sized fleet.
@@ -188,6 +195,9 @@ type sizer struct {
 	// count until searched, the simulated count after).
 	counts []int
 	warm   []float64 // warm-up, s, per pool
+	// shape, when set, turns the searched pool's configuration at count n
+	// into a disaggregated one (sizedisagg.go).
+	shape func(pc *sim.PoolConfig, n int)
 }
 
 // Size finds, pool by pool, the smallest GPU count at which every seed
@@ -265,7 +275,11 @@ func Size(cfg SizeConfig) (*SizeResult, error) {
 	for i, p := range m.Pools {
 		ps := PoolSize{Name: p.Name, GPU: p.GPU, MaxCtx: p.MaxCtx, Slots: p.Slots, ArrivalRate: p.ArrivalRate,
 			GPUsPaper: paper.Pools[i].GPUs, GPUsOccupancy: p.GPUs, WarmupS: s.warm[i]}
-		if err := s.search(i, &ps); err != nil {
+		search := s.search
+		if c.Disaggregated {
+			search = s.searchDisagg
+		}
+		if err := search(i, &ps); err != nil {
 			return nil, err
 		}
 		g, _ := catalog.LookupGPU(p.GPU)
@@ -359,7 +373,7 @@ func checkSize(c SizeConfig) (SizeConfig, error) {
 	if c.Method == fleetopt.MethodHomo {
 		c.BShort = 0
 	}
-	return c, nil
+	return c, checkDisagg(c)
 }
 
 // outcome is one seed's run of one candidate.
@@ -805,6 +819,9 @@ func (s *sizer) run(i, n int, seed uint64, scale int) outcome {
 			scfg.Pools = append(scfg.Pools, sim.PoolConfig{Name: q.Name, GPU: q.GPU, Count: c, MaxContext: q.MaxCtx})
 		}
 		src = full
+	}
+	if s.shape != nil {
+		s.shape(&scfg.Pools[idx], n)
 	}
 	if err := scfg.Validate(); err != nil {
 		o.err = err
