@@ -37,7 +37,8 @@ type Input struct {
 	PerToken float64
 	// IterW, when > 0, is the fixed part W of the iteration times: the
 	// TTFT budget then takes the P99 prefill at the batch the utilization
-	// cap allows, ceil(L_in/C)·(W + RhoMax·(t_p − W + PerToken·L)) (the
+	// cap allows, ceil(L_in/C)·(W + RhoMax·(t_p − W + PerToken·K)) with K =
+	// E[S_p·L]/E[S_p] the length a busy prefill slot holds on average (the
 	// colocated planner's eq. 8 budget at ϱ = ρ_max, pools/fleetopt
 	// operatingIter), instead of at full slots.
 	IterW float64
@@ -112,14 +113,21 @@ func Size(in Input) (Result, error) {
 		if !(x >= 0) || math.IsInf(x, 0) {
 			return Result{}, fmt.Errorf("disagg: transfer time %v s for %d tokens: must be finite and >= 0", x, l.In)
 		}
-		if in.IterW > 0 {
-			prefill = append(prefill, float64((l.In+in.Chunk-1)/in.Chunk)*(in.IterW+in.RhoMax*(in.PrefillIter-in.IterW+lt)))
-		} else {
-			prefill = append(prefill, pf)
-		}
+		prefill = append(prefill, pf)
 		sp = append(sp, pf+x)
 		if l.Out >= 2 {
 			sd = append(sd, float64(l.Out-1)*(in.DecodeIter+lt))
+		}
+	}
+	if in.IterW > 0 {
+		sl, s := 0.0, 0.0
+		for i, l := range in.Sample {
+			sl += sp[i] * float64(l.In+l.Out)
+			s += sp[i]
+		}
+		it := in.IterW + in.RhoMax*(in.PrefillIter-in.IterW+in.PerToken*sl/s)
+		for i, l := range in.Sample {
+			prefill[i] = float64((l.In+in.Chunk-1)/in.Chunk) * it
 		}
 	}
 	var res Result
