@@ -43,8 +43,10 @@ type PoolScalingSummary struct {
 	Name string `json:"name"`
 	Bill
 	GPUHours float64 `json:"gpu_hours"`
-	// PeakInstances is the most instances billed at once; EndInstances the
-	// instances starting or serving at the end.
+	// PeakInstances is the most instances billed at once (starting,
+	// serving or draining: it can exceed the policy's max while instances
+	// told to drain finish their work); EndInstances the instances
+	// starting or serving at the end.
 	PeakInstances int `json:"peak_instances"`
 	EndInstances  int `json:"end_instances"`
 	HourSLO

@@ -387,7 +387,9 @@ func (p *pool) checkDrained(i int) {
 		return
 	}
 	// Released at the end of its last iteration (the engine's time).
-	_ = ps.lc.Drained(p.eng[i].Now().Seconds(), id)
+	if err := ps.lc.Drained(p.eng[i].Now().Seconds(), id); err != nil {
+		panic("sim: " + err.Error()) // unreachable: the state was checked above
+	}
 	p.totalBlocks -= p.ecfg.KVBlocks
 	p.freeBlocks -= int(p.eFree[i])
 	p.eFree[i], p.ePend[i] = 0, 0

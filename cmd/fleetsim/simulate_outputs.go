@@ -201,9 +201,12 @@ func (r *simRun) writeReport(sum *sim.Summary, outputs []export.OutputFile) (str
 	if r.coll == nil {
 		return "", nil
 	}
-	names := make([]string, len(outputs))
+	names := make([]string, len(outputs), len(outputs)+1)
 	for i, o := range outputs {
 		names[i] = o.Name
+	}
+	if r.series != nil { // not in summary.json's outputs (see close), but a file of the run
+		names = append(names, filepath.Base(r.series.Path()))
 	}
 	rep := r.coll.Report(sum, "fleetsim simulate", r.dir, strings.Join(names, ", "))
 	if d := filepath.Dir(r.o.report); d != "" {

@@ -198,6 +198,11 @@ func TestSimulateReport(t *testing.T) {
 	if !strings.Contains(stdout, rep) || bytes.Count(b, []byte("<figure")) != 10 {
 		t.Errorf("report %s: %d figures (want 10: 4 distributions, 6 over time); stdout %q", rep, bytes.Count(b, []byte("<figure")), stdout)
 	}
+	// The report's files row names every file of the run, the time series
+	// among them (it named requests.parquet only: issue 19's review).
+	if !bytes.Contains(b, []byte("<th scope=\"row\">files</th><td>requests.parquet, timeseries.parquet")) {
+		t.Errorf("report %s: files row does not name timeseries.parquet", rep)
+	}
 	for _, bad := range [][]string{
 		{"--timeseries-interval", "-1s"}, {"--timeseries-interval", "soon"},
 		{"--requests-format", "xml"}, {"--report", filepath.Join(dir, "r.pdf")},

@@ -270,3 +270,15 @@ func TestStabilizedHand(t *testing.T) {
 		}
 	}
 }
+
+// An unknown key in the --autoscale text names the key, not the policy
+// (the policy "threshold" is fine; found in the review of issue 17).
+func TestParseConfigUnknownKeyBlamesKey(t *testing.T) {
+	_, err := ParseConfig("threshold:metric=queue,target=4,bogus=3")
+	if err == nil {
+		t.Fatal("accepted an unknown key")
+	}
+	if msg := err.Error(); strings.Contains(msg, "autoscale.policy") || !strings.HasPrefix(msg, `autoscale.bogus = "3": unknown key`) {
+		t.Fatalf("error %q: want the unknown key named, not autoscale.policy", msg)
+	}
+}

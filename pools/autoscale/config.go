@@ -307,7 +307,7 @@ func ParseConfig(s string) (Config, error) {
 			x := num("autoscale.down_window_s")
 			c.DownWindowS = &x
 		default:
-			return c, bad("policy", it, "unknown key %q (threshold: metric, target, tolerance, up, down, interval; wva: mode, interval)", k)
+			return c, bad(k, v, "unknown key (threshold: metric, target, target.POOL, tolerance, up, down, interval; wva: mode, interval)")
 		}
 		if err != nil {
 			return c, err
