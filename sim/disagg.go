@@ -10,8 +10,8 @@ import (
 
 // A prefill/decode-disaggregated pool (issue 18, docs/prefix.md
 // "Disaggregated pools"). The pool's own instances (its engines, indexes
-// 0..Prefill−1) prefill: each request is dispatched to the least-loaded one
-// (private queues) as a job with L_out = 1, whose one token is the request's
+// 0..Prefill−1) prefill: each request is dispatched to the least-loaded one (or by
+// prefix_cache.routing; private queues) as a job with L_out = 1, whose one token is the request's
 // first token. When that prefill ends at t_f, the request looks for a decode
 // instance with room — an empty private queue, a free slot and
 // ceil((L_in+1)/16) free KV blocks after the transfers already heading

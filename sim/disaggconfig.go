@@ -58,8 +58,6 @@ func (d *DisaggConfig) validate(f string, p PoolConfig, g catalog.GPU) error {
 		return bad(f, fmt.Sprintf("{prefill: %d, decode: %d}", d.Prefill, d.Decode), "prefill + decode must equal the pool's count %d", p.Count)
 	case p.Dispatch != "" && p.Dispatch != DispatchJSQ:
 		return bad(f, p.Name, "a disaggregated pool dispatches to private queues: dispatch jsq or none (pool dispatch %q)", p.Dispatch)
-	case p.PrefixCache.routing() != RouteLeastLoaded:
-		return bad(f, p.Name, "prefix_cache.routing %q is not supported in a disaggregated pool yet (least-loaded only)", p.PrefixCache.Routing)
 	case !(d.KVBytesPerToken >= 0) || d.KVBytesPerToken > 1e12:
 		return bad(f+".kv_bytes_per_token", d.KVBytesPerToken, "must be in [0, 1e12] bytes (0 = the model's)")
 	}

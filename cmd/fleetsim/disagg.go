@@ -82,8 +82,9 @@ type disaggPoolPlan struct {
 	MaxCtx          int         `json:"max_ctx"`
 	Slots           int         `json:"slots"`
 	ArrivalRate     float64     `json:"arrival_rate"`
-	IterS           float64     `json:"iter_s"`               // full-instance iteration time, s (kv: its constant part)
-	PerTokenS       float64     `json:"iter_per_token_s"`     // kv: + this × L, s per token
+	PrefillIterS    float64     `json:"prefill_iter_s"`       // full prefill instance's iteration time, s (+ iter_per_token_s × L)
+	DecodeIterS     float64     `json:"decode_iter_s"`        // full decode instance's iteration time, s (+ iter_per_token_s × L)
+	PerTokenS       float64     `json:"iter_per_token_s"`     // s per token of the request's length L
 	LinkGBs         float64     `json:"link_gb_s"`            // one way
 	KVBytesPerToken float64     `json:"kv_bytes_per_token"`   // moved per prompt token
 	Colocated       int         `json:"colocated_instances"`  // the paper model's colocated count
@@ -97,18 +98,21 @@ type disaggPoolPlan struct {
 
 // disaggPlan is plan --disaggregated's output.
 type disaggPlan struct {
-	Workload string           `json:"workload"`
-	Rate     float64          `json:"rate"`
-	Timing   string           `json:"timing"`
-	SLOTTFTS float64          `json:"slo_ttft_p99_s"`
-	RhoMax   float64          `json:"rho_max"`
-	Pools    []disaggPoolPlan `json:"pools"`
+	Workload string  `json:"workload"`
+	Rate     float64 `json:"rate"`
+	Timing   string  `json:"timing"`
+	// ColocatedTiming is the preset of the colocated counts (kv when
+	// Timing is one the colocated planner does not take).
+	ColocatedTiming string           `json:"colocated_timing"`
+	SLOTTFTS        float64          `json:"slo_ttft_p99_s"`
+	RhoMax          float64          `json:"rho_max"`
+	Pools           []disaggPoolPlan `json:"pools"`
 }
 
 // planDisagg sizes the plan's pools disaggregated (the plan's pools give
 // each one's slice, rate, GPU and max context).
-func planDisagg(p fleetopt.Plan, cdf *workload.CDF, slotRule string, link *catalog.KVLink) (disaggPlan, error) {
-	out := disaggPlan{Workload: p.Workload, Rate: p.Rate, Timing: p.Timing, SLOTTFTS: p.SLOTTFTP99S, RhoMax: p.RhoMax}
+func planDisagg(p fleetopt.Plan, cdf *workload.CDF, timing, slotRule string, link *catalog.KVLink) (disaggPlan, error) {
+	out := disaggPlan{Workload: p.Workload, Rate: p.Rate, Timing: timing, ColocatedTiming: p.Timing, SLOTTFTS: p.SLOTTFTP99S, RhoMax: p.RhoMax}
 	for _, m := range p.Methods {
 		for _, pp := range m.Pools {
 			g, err := catalog.LookupGPU(pp.GPU)
@@ -118,14 +122,14 @@ func planDisagg(p fleetopt.Plan, cdf *workload.CDF, slotRule string, link *catal
 			if err != nil {
 				return out, badInput("gpu %q: %v", pp.GPU, err)
 			}
-			a, err := sweep.DisaggPool(pp, g, cdf, p.InputFraction, p.Timing, link, p.SLOTTFTP99S, p.RhoMax)
+			a, err := sweep.DisaggPool(pp, g, cdf, p.InputFraction, timing, link, p.SLOTTFTP99S, p.RhoMax)
 			if err != nil {
 				return out, badInput("--disaggregated: %s", oneLine(err))
 			}
 			pr, dc := a.Prefill, a.Decode
 			usd := g.CostPerHour * fleetopt.HoursPerYear
 			d := disaggPoolPlan{Method: m.Method, Name: pp.Name, GPU: pp.GPU, MaxCtx: pp.MaxCtx, Slots: a.Slots, ArrivalRate: pp.ArrivalRate,
-				IterS: a.IterS, PerTokenS: a.PerTokenS, LinkGBs: a.Link.GBs, KVBytesPerToken: a.KVBytesPerToken, Colocated: pp.GPUs,
+				PrefillIterS: a.PrefillIterS, DecodeIterS: a.DecodeIterS, PerTokenS: a.PerTokenS, LinkGBs: a.Link.GBs, KVBytesPerToken: a.KVBytesPerToken, Colocated: pp.GPUs,
 				Prefill: stageOf(pr), Decode: stageOf(dc),
 				Total: pr.GPUs + dc.GPUs}
 			d.GPUs = d.Total * g.GPUsPerInstance()
@@ -150,6 +154,9 @@ func writeDisaggPlan(w io.Writer, p disaggPlan) error {
 		slo = fmt.Sprintf("%g s", p.SLOTTFTS)
 	}
 	fmt.Fprintf(w, "workload %s, λ = %g req/s, P99 TTFT SLO %s, ρ_max %g, timing %s\n", p.Workload, p.Rate, slo, p.RhoMax, p.Timing)
+	if p.ColocatedTiming != p.Timing {
+		fmt.Fprintf(w, "colocated counts: timing %s (the colocated planner takes paper or kv)\n", p.ColocatedTiming)
+	}
 	fmt.Fprintln(w, "disaggregated: prefill S_p = ceil(L_in/C)·t + KV transfer, decode S_d = (L_out − 1)·t, t the full-instance iteration time; decode sized by ρ_max (docs/planner.md §11)")
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -168,7 +175,7 @@ func writeSizeDisagg(w io.Writer, r *sweep.SizeResult) error {
 	if len(r.Pools) == 0 || r.Pools[0].Disagg == nil {
 		return nil
 	}
-	fmt.Fprintln(w, "\ndisaggregated (GPUs simulated = N_p + N_d; GPUs paper/occupancy above are the colocated pool's):")
+	fmt.Fprintf(w, "\ndisaggregated (GPUs simulated = N_p + N_d; GPUs paper/occupancy above are the colocated pool's, timing %s):\n", r.Pools[0].Disagg.ColocatedTiming)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "pool\tlink GB/s\tS_p s\tS_d s\tN_p analytic\tN_d analytic\tN_p simulated\tN_d simulated\tN_d held\tcandidates p+d\t")
 	for _, p := range r.Pools {
@@ -179,6 +186,11 @@ func writeSizeDisagg(w io.Writer, r *sweep.SizeResult) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "N_p − 1 misses a target with N_d held; N_d − 1 misses one with N_p (the searches' brackets)\n")
+	fmt.Fprintf(w, "N_p − 1 misses a target with N_d held, N_d − 1 misses one with N_p (the searches' brackets; 1 is the floor)\n")
+	for _, p := range r.Pools {
+		if p.Disagg.AnalyticNote != "" {
+			fmt.Fprintf(w, "note: pool %s: %s\n", p.Name, p.Disagg.AnalyticNote)
+		}
+	}
 	return nil
 }

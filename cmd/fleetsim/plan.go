@@ -20,6 +20,7 @@ import (
 	"github.com/fleetsim/fleetsim/pools/occupancy"
 	"github.com/fleetsim/fleetsim/pools/queueing"
 	"github.com/fleetsim/fleetsim/sim/export"
+	"github.com/fleetsim/fleetsim/sim/sweep"
 	"github.com/fleetsim/fleetsim/workload"
 	"github.com/spf13/pflag"
 )
@@ -248,7 +249,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := fleetopt.Config{
 		Rate: *rate, SLO: slo, RhoMax: *rhoMax, ShortGPU: short, LongGPU: long, LongCtx: *longCtx,
-		BShort: *bShort, Gamma: *gamma, PC: *pc, Calibration: *calib, Seed: *seed, Timing: *timing, FixB: *fixB,
+		BShort: *bShort, Gamma: *gamma, PC: *pc, Calibration: *calib, Seed: *seed, Timing: sweep.PlannerTiming(*timing, disaggOn), FixB: *fixB,
 		ShortCalibration: *shortCal, EstimateNoise: *noise,
 	}
 	if *rhoMax == 0 {
@@ -294,7 +295,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		}
 		doc, table = plan, func(w io.Writer) error { return writePlanTable(w, plan) }
 		if disaggOn {
-			dp, err := planDisagg(plan, cdf, *slotRule, link)
+			dp, err := planDisagg(plan, cdf, *timing, *slotRule, link)
 			if err != nil {
 				return err
 			}

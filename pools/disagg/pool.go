@@ -14,8 +14,9 @@ const DefaultSamples = 3000
 // Pool is a planner's pool served disaggregated: the requests whose total
 // length L = L_in + L_out falls in (Lo, Hi] of a token-length CDF, split
 // L_in = floor(InputFraction·L), on instances of one GPU profile at a max
-// context, each stage's iteration time the timing preset's at full slots
-// (the colocated planner's paper service model, docs/planner.md §11).
+// context, each stage's iteration time the engine's (the timing preset's
+// coefficients for the pool) at full slots, like the colocated planner's
+// paper service model (docs/planner.md §11).
 type Pool struct {
 	CDF           *workload.CDF
 	Lo, Hi        int     // the pool's length slice (Lo, Hi], tokens
@@ -23,7 +24,7 @@ type Pool struct {
 	Lambda        float64 // arrival rate into the pool, requests/s
 	GPU           catalog.GPU
 	MaxCtx        int    // max context, tokens: slots per instance
-	Timing        string // catalog.TimingPaper or catalog.TimingKV
+	Timing        string // timing preset (catalog.TimingNames)
 	// Link and KVBytesPerToken give the transfer time
 	// T(L_in) = L_in·KVBytesPerToken/(GBs·10^9) + LatencyS.
 	Link            catalog.KVLink
@@ -38,9 +39,11 @@ type Pool struct {
 type PoolResult struct {
 	Result
 	Slots int // sequences per instance (both stages)
-	// IterS is the iteration time of a full instance, s, and PerTokenS its
-	// length-proportional part (kv preset), s per token of L.
-	IterS, PerTokenS float64
+	// DecodeIterS and PrefillIterS are the iteration times of a full
+	// decode and prefill instance without their length-proportional part
+	// PerTokenS (s per token of L): with the engine's coefficients and n
+	// slots, W + H_seq·n and W + H_seq·n + P·n·C, and H_kv·n.
+	DecodeIterS, PrefillIterS, PerTokenS float64
 }
 
 // SizePool sizes pool p's prefill and decode stages (Size) on a
@@ -56,15 +59,13 @@ func SizePool(p Pool) (PoolResult, error) {
 		return PoolResult{}, fmt.Errorf("disagg: arrival rate %v requests/s: must be finite and > 0", p.Lambda)
 	case !(p.InputFraction > 0 && p.InputFraction < 1):
 		return PoolResult{}, fmt.Errorf("disagg: input fraction %v: must be in (0, 1)", p.InputFraction)
-	case p.Timing != catalog.TimingPaper && p.Timing != catalog.TimingKV:
-		return PoolResult{}, fmt.Errorf("timing %q: the analytic disaggregated sizing takes kv or paper", p.Timing)
 	}
 	if err := p.Link.Validate(); err != nil {
 		return PoolResult{}, fmt.Errorf("disagg: %w", err)
 	}
-	slots := p.GPU.Slots(p.MaxCtx)
-	if slots < 1 {
-		return PoolResult{}, fmt.Errorf("disagg: max context %d tokens exceeds the KV budget of one %s instance", p.MaxCtx, p.GPU.Name)
+	ec, err := p.GPU.EngineConfig(p.MaxCtx, p.Timing)
+	if err != nil {
+		return PoolResult{}, fmt.Errorf("disagg: %w", err)
 	}
 	m := p.Samples
 	if m <= 0 {
@@ -82,19 +83,20 @@ func SizePool(p Pool) (PoolResult, error) {
 		in, out := workload.SplitFixed(l, p.InputFraction)
 		sample[k] = Lengths{In: in, Out: out}
 	}
-	// The colocated planner's iteration time at full slots
-	// (pools/fleetopt PoolTiming): paper W + H·n, kv W + H·(L/CalibCtx)·n.
-	res := PoolResult{Slots: slots, IterS: p.GPU.W + p.GPU.H*float64(slots)}
-	if p.Timing == catalog.TimingKV {
-		res.IterS, res.PerTokenS = p.GPU.W, p.GPU.H/float64(p.GPU.CalibCtx)*float64(slots)
-	}
+	// Full slots, every one holding a request of the same length L (the
+	// colocated planner's calibration, pools/fleetopt PoolTiming: paper
+	// W + H·n, kv W + H·(L/CalibCtx)·n), prefilling a chunk each on a
+	// prefill instance.
+	tm, n := ec.Timing, float64(ec.MaxSeqs)
+	res := PoolResult{Slots: ec.MaxSeqs, DecodeIterS: tm.W + tm.HSeq*n, PerTokenS: tm.HKV * n}
+	res.PrefillIterS = res.DecodeIterS + tm.P*n*float64(ec.ChunkTokens)
 	ttft := p.TTFTP99
 	if ttft == 0 {
 		ttft = math.Inf(1)
 	}
 	kv, link := p.KVBytesPerToken, p.Link
-	r, err := Size(Input{Lambda: p.Lambda, Sample: sample, Chunk: p.GPU.ChunkTokens,
-		PrefillSlots: slots, PrefillIter: res.IterS, DecodeSlots: slots, DecodeIter: res.IterS, PerToken: res.PerTokenS, IterW: p.GPU.W,
+	r, err := Size(Input{Lambda: p.Lambda, Sample: sample, Chunk: ec.ChunkTokens,
+		PrefillSlots: ec.MaxSeqs, PrefillIter: res.PrefillIterS, DecodeSlots: ec.MaxSeqs, DecodeIter: res.DecodeIterS, PerToken: res.PerTokenS, IterW: tm.W,
 		TransferS: func(n int) float64 { return float64(n)*kv/(link.GBs*1e9) + link.LatencyS },
 		TTFTP99:   ttft, DecodeWaitP99: math.Inf(1), RhoMax: p.RhoMax})
 	if err != nil {

@@ -63,7 +63,7 @@ func TestSizePoolByHand(t *testing.T) {
 	}
 	for name, f := range map[string]func(*Pool){
 		"zero rate": func(p *Pool) { p.Lambda = 0 },
-		"timing":    func(p *Pool) { p.Timing = "calibrated" },
+		"timing":    func(p *Pool) { p.Timing = "calibrated" }, // a hand-written profile has no calibration
 		"link":      func(p *Pool) { p.Link.GBs = 0 },
 		"slice":     func(p *Pool) { p.Lo, p.Hi = 2000, 4096 },
 		"ctx":       func(p *Pool) { p.MaxCtx = 1 << 30 },

@@ -220,7 +220,7 @@ func Size(cfg SizeConfig) (*SizeResult, error) {
 		return nil, fmt.Errorf("workload %q: %w", c.Workload, err)
 	}
 	pcfg := fleetopt.Config{Rate: c.Rate, RhoMax: c.RhoMax, ShortGPU: short, LongGPU: long, BShort: c.BShort,
-		Gamma: c.Gamma, PC: c.PC, Timing: c.Timing, ShortCalibration: fleetopt.ShortCalibMix,
+		Gamma: c.Gamma, PC: c.PC, Timing: PlannerTiming(c.Timing, c.Disaggregated), ShortCalibration: fleetopt.ShortCalibMix,
 		EstimateNoise: workload.BytesJitter, FixB: c.Method == fleetopt.MethodFleetOpt && c.BShort > 0}
 	// The paper model with the TTFT target; where that target is below a
 	// pool's prefill under the paper model, the cap-only fleet.

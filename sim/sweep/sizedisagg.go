@@ -63,6 +63,9 @@ type DisaggSize struct {
 	Decode     int     `json:"decode"`
 	DecodeHeld int     `json:"decode_held"` // decode instances while the prefill stage was searched
 	LinkGBs    float64 `json:"link_gb_s"`
+	// ColocatedTiming is the preset of the colocated counts beside (see
+	// PlannerTiming).
+	ColocatedTiming string `json:"colocated_timing"`
 	// AnalyticNote is set when the analytic counts ignore the TTFT target
 	// (its prefill alone exceeds it).
 	AnalyticNote string `json:"analytic_note,omitempty"`
@@ -70,6 +73,19 @@ type DisaggSize struct {
 	// stage's search simulated.
 	PrefillEvaluations int `json:"prefill_candidates"`
 	DecodeEvaluations  int `json:"decode_candidates"`
+}
+
+// PlannerTiming is the timing preset the colocated planners (pools/
+// fleetopt, which take paper and kv) size with: timing itself, or kv for
+// a disaggregated sizing with another preset (calibrated, measured, auto):
+// the length-routed pools' slices and rates do not depend on it, the
+// disaggregated stages and the simulation use timing, and the colocated
+// counts shown beside them are then kv's.
+func PlannerTiming(timing string, disaggregated bool) string {
+	if disaggregated && timing != catalog.TimingPaper && timing != catalog.TimingKV {
+		return catalog.TimingKV
+	}
+	return timing
 }
 
 // checkDisagg rejects what --disaggregated does not support.
@@ -119,7 +135,10 @@ func (s *sizer) searchDisagg(i int, ps *PoolSize) error {
 	}
 	np0, nd0 := max(1, a.Prefill.GPUs), max(1, a.Decode.GPUs)
 	d := &DisaggSize{PrefillAnalytic: np0, DecodeAnalytic: nd0, PrefillMeanS: a.Prefill.MeanS, DecodeMeanS: a.Decode.MeanS,
-		DecodeHeld: 2*nd0 + 2, LinkGBs: a.Link.GBs, AnalyticNote: note}
+		DecodeHeld: 2*nd0 + 2, LinkGBs: a.Link.GBs, AnalyticNote: note, ColocatedTiming: PlannerTiming(s.cfg.Timing, true)}
+	// The warm-up covers five slot times of the colocated plan's timing or
+	// of the stages' (full-slot) service times, whichever is longer.
+	s.warm[i] = max(s.warm[i], warmupServiceTimes*(a.Prefill.MeanS+a.Decode.MeanS))
 	stage := func(np, nd int) func(*sim.PoolConfig, int) {
 		return func(pc *sim.PoolConfig, n int) {
 			pp, dd := np, nd
