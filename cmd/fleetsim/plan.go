@@ -61,6 +61,12 @@ count. --rho-max then caps the predicted slot utilization, and
 --slo-tpot-p99 adds a P99 TPOT target. The default, paper, reproduces the
 papers.
 
+--disaggregated sizes each pool of homo and pr as N_p prefill + N_d decode
+instances (docs/planner.md §11): each stage an M/G/c with its own service
+time at full slots, the prefill stage bound by --slo-ttft-p99, the decode
+stage by --rho-max; the colocated count and costs beside ('fleetsim size
+--disaggregated' searches N_p and N_d by simulation).
+
 The --format json output can be given to 'fleetsim simulate --plan FILE'.
 Bad input exits with status 2.
 
