@@ -139,6 +139,10 @@ func (s *sizer) searchDisagg(i int, ps *PoolSize) error {
 	// The warm-up covers five slot times of the colocated plan's timing or
 	// of the stages' (full-slot) service times, whichever is longer.
 	s.warm[i] = max(s.warm[i], warmupServiceTimes*(a.Prefill.MeanS+a.Decode.MeanS))
+	if n := s.runRequests(i, 1); n > MaxSizeRunRequests {
+		return fmt.Errorf("rate %v requests/s: a run of disaggregated pool %s needs %d fleet requests (its warm-up must cover %d stage service times of %.3g s), more than the %d size simulates; lower the rate or use 'fleetsim plan --disaggregated'",
+			s.cfg.Rate, p.Name, n, warmupServiceTimes, a.Prefill.MeanS+a.Decode.MeanS, MaxSizeRunRequests)
+	}
 	stage := func(np, nd int) func(*sim.PoolConfig, int) {
 		return func(pc *sim.PoolConfig, n int) {
 			pp, dd := np, nd
