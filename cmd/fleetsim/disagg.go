@@ -103,16 +103,42 @@ type disaggPlan struct {
 	Timing   string  `json:"timing"`
 	// ColocatedTiming is the preset of the colocated counts (kv when
 	// Timing is one the colocated planner does not take).
-	ColocatedTiming string           `json:"colocated_timing"`
-	SLOTTFTS        float64          `json:"slo_ttft_p99_s"`
-	RhoMax          float64          `json:"rho_max"`
-	Pools           []disaggPoolPlan `json:"pools"`
+	ColocatedTiming string `json:"colocated_timing"`
+	// ColocatedNote is set when the colocated model cannot meet the TTFT
+	// target: its counts are then at ρ_max only.
+	ColocatedNote string           `json:"colocated_note,omitempty"`
+	SLOTTFTS      float64          `json:"slo_ttft_p99_s"`
+	RhoMax        float64          `json:"rho_max"`
+	Pools         []disaggPoolPlan `json:"pools"`
+}
+
+// capOnlyPlan is plan's colocated plan at ρ_max only, for a
+// --disaggregated plan whose TTFT target the colocated model cannot meet
+// (err): the disaggregated stages may still meet it. The plan keeps the
+// target for them.
+func capOnlyPlan(cal *fleetopt.Calibrator, cfg fleetopt.Config, methods []string, err error) (fleetopt.Plan, string, error) {
+	if cfg.SLO == 0 {
+		return fleetopt.Plan{}, "", err
+	}
+	slo := cfg.SLO
+	cfg.SLO = 0
+	pl, perr := fleetopt.NewPlanner(cal, cfg)
+	if perr != nil {
+		return fleetopt.Plan{}, "", err
+	}
+	p, perr := pl.Run(methods)
+	if perr != nil {
+		return fleetopt.Plan{}, "", err
+	}
+	p.SLOTTFTP99S = slo
+	return p, "the colocated model cannot meet the TTFT target (" + oneLine(err) + "); its counts are at ρ_max only", nil
 }
 
 // planDisagg sizes the plan's pools disaggregated (the plan's pools give
 // each one's slice, rate, GPU and max context).
-func planDisagg(p fleetopt.Plan, cdf *workload.CDF, timing, slotRule string, link *catalog.KVLink) (disaggPlan, error) {
-	out := disaggPlan{Workload: p.Workload, Rate: p.Rate, Timing: timing, ColocatedTiming: p.Timing, SLOTTFTS: p.SLOTTFTP99S, RhoMax: p.RhoMax}
+func planDisagg(p fleetopt.Plan, cdf *workload.CDF, timing, slotRule string, link *catalog.KVLink, colocNote string) (disaggPlan, error) {
+	out := disaggPlan{Workload: p.Workload, Rate: p.Rate, Timing: timing, ColocatedTiming: p.Timing, ColocatedNote: colocNote,
+		SLOTTFTS: p.SLOTTFTP99S, RhoMax: p.RhoMax}
 	for _, m := range p.Methods {
 		for _, pp := range m.Pools {
 			g, err := catalog.LookupGPU(pp.GPU)
@@ -154,6 +180,9 @@ func writeDisaggPlan(w io.Writer, p disaggPlan) error {
 		slo = fmt.Sprintf("%g s", p.SLOTTFTS)
 	}
 	fmt.Fprintf(w, "workload %s, λ = %g req/s, P99 TTFT SLO %s, ρ_max %g, timing %s\n", p.Workload, p.Rate, slo, p.RhoMax, p.Timing)
+	if p.ColocatedNote != "" {
+		fmt.Fprintf(w, "note: %s\n", p.ColocatedNote)
+	}
 	if p.ColocatedTiming != p.Timing {
 		fmt.Fprintf(w, "colocated counts: timing %s (the colocated planner takes paper or kv)\n", p.ColocatedTiming)
 	}

@@ -12,7 +12,7 @@ func TestDisaggBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"plan", "--disaggregated", "--method", "retrofit"}, "--method retrofit: --disaggregated sizes length-routed pools only"},
-		{[]string{"plan", "--disaggregated", "--method", "pr", "--b-short", "4096", "--slo-ttft-p99", "10ms"}, "slo-ttft-p99 0.01 s"},
+		{[]string{"plan", "--disaggregated", "--method", "pr", "--b-short", "4096", "--slo-ttft-p99", "10ms"}, "P99 TTFT target 0.01 s: not above the P99 prefill of an idle instance"},
 		{[]string{"plan", "--disaggregated", "--rate", "0"}, "--rate 0"},
 		{[]string{"plan", "--link-gb-s", "5"}, "--link-gb-s 5: needs --disaggregated"},
 		{[]string{"plan", "--disaggregated", "--link-gb-s", "-1"}, "--link-gb-s -1"},
@@ -49,5 +49,25 @@ func TestPlanDisaggJSON(t *testing.T) {
 			d.Decode.ArrivalRate > d.ArrivalRate || d.LinkGBs != 300 || d.Prefill.MeanS >= d.Decode.MeanS {
 			t.Errorf("pool %s: %+v", d.Name, d)
 		}
+	}
+}
+
+// TestPlanDisaggTargetBeyondColocated: at P99 TTFT ≤ 150 ms the colocated
+// paper model's homogeneous pool cannot (P99 prefill 0.1438 s + one
+// iteration 0.0120 s at ρ_max, its own error), but the prefill stage, its
+// P99 prefill taken at its own low load, can: exit 0, the colocated counts
+// at ρ_max only, with a note.
+func TestPlanDisaggTargetBeyondColocated(t *testing.T) {
+	code, out, errs := runCLI(t, "plan", "--disaggregated", "--method", "homo", "--slo-ttft-p99", "150ms", "--timing", "kv", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var p disaggPlan
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Pools) != 1 || !strings.Contains(p.ColocatedNote, "cannot meet the TTFT target") || p.SLOTTFTS != 0.15 ||
+		p.Pools[0].Prefill.Instances < 1 || !(p.Pools[0].Prefill.P99WaitS <= p.Pools[0].Prefill.WaitBudgetS) {
+		t.Errorf("plan %+v", p)
 	}
 }

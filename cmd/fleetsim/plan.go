@@ -291,6 +291,10 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		doc, table = rep, func(w io.Writer) error { return writeParetoTable(w, rep) }
 	} else {
 		plan, err := pl.Run(methods)
+		colocNote := ""
+		if err != nil && disaggOn { // disagg.go: the colocated counts at ρ_max only
+			plan, colocNote, err = capOnlyPlan(cal, cfg, methods, err)
+		}
 		if err != nil {
 			return badInput("%s", flagNames(oneLine(err)))
 		}
@@ -301,7 +305,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		}
 		doc, table = plan, func(w io.Writer) error { return writePlanTable(w, plan) }
 		if disaggOn {
-			dp, err := planDisagg(plan, cdf, *timing, *slotRule, link)
+			dp, err := planDisagg(plan, cdf, *timing, *slotRule, link, colocNote)
 			if err != nil {
 				return err
 			}

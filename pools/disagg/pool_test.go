@@ -20,10 +20,12 @@ import (
 //	prefill: 100·S_p = 5.75 Erlangs ≤ 0.85·256 → 1 instance, utilization 5.7498813/256 = 0.022460
 //	decode: 100·S_d = 563.42 Erlangs, /217.6 = 2.59 → 3 instances, utilization 563.41875/768 = 0.733618
 //
-// With a P99 TTFT target of 0.1 s the budget's prefill is taken at the
-// cap's batch, every slot holding L = 1,000 tokens:
-// 2·(0.008 + 0.85·0.0203125) = 0.05053125 s (below 0.1: still 1
-// instance); a target of 0.05 s is below it: an error.
+// With a P99 TTFT target of 0.05 s the prefill is taken at the load of 1
+// instance, ϱ = 5.7498813/256 = 0.0224605, every busy slot holding L =
+// 1,000 tokens: 2·(0.008 + 0.0224605·0.0203125) = 0.0169124 s, and the
+// Kimura wait of 256 servers at 5.75 Erlangs is 0: 1 instance, budget left
+// 0.05 − 0.0169124 = 0.0330876 s. A target of 0.016 s is not above the 2
+// iterations of W = 8 ms an idle instance takes: an error.
 func TestSizePoolByHand(t *testing.T) {
 	cdf, err := workload.NewCDF("one", []workload.Point{{Tokens: 999, F: 0}, {Tokens: 1000, F: 1}})
 	if err != nil {
@@ -44,7 +46,7 @@ func TestSizePoolByHand(t *testing.T) {
 	p := Pool{CDF: cdf, Lo: 0, Hi: 4096, InputFraction: 0.8, Lambda: 100, GPU: g, MaxCtx: 4096,
 		Timing: catalog.TimingKV, Link: link, KVBytesPerToken: kv, RhoMax: 0.85, Samples: 10}
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
-	for _, ttft := range []float64{0, 0.1} {
+	for _, ttft := range []float64{0, 0.05} {
 		p.TTFTP99 = ttft
 		r, err := SizePool(p)
 		if err != nil {
@@ -57,9 +59,12 @@ func TestSizePoolByHand(t *testing.T) {
 			t.Errorf("ttft %v: decode %+v, want S_d 5.6341875 s, 3 instances at 0.733618", ttft, r.Decode)
 		}
 	}
-	p.TTFTP99 = 0.05
+	if r, err := SizePool(p); err != nil || !near(r.Prefill.WaitS, 0.05-2*(0.008+5.7498813333333/256*0.0203125)) || r.Prefill.P99Wait != 0 {
+		t.Errorf("ttft 0.05: budget left %v s, P99 wait %v s (%v); want 0.0330876, 0", r.Prefill.WaitS, r.Prefill.P99Wait, err)
+	}
+	p.TTFTP99 = 0.016
 	if _, err := SizePool(p); err == nil {
-		t.Error("TTFT target 0.05 s below the 0.0505 s prefill: accepted")
+		t.Error("TTFT target 0.016 s, the idle prefill's 2·W: accepted")
 	}
 	for name, f := range map[string]func(*Pool){
 		"zero rate": func(p *Pool) { p.Lambda = 0 },

@@ -36,11 +36,8 @@ type Input struct {
 	// 0 = the same iteration time for every request (the paper preset).
 	PerToken float64
 	// IterW, when > 0, is the fixed part W of the iteration times: the
-	// TTFT budget then takes the P99 prefill at the batch the utilization
-	// cap allows, ceil(L_in/C)·(W + RhoMax·(t_p − W + PerToken·K)) with K =
-	// E[S_p·L]/E[S_p] the length a busy prefill slot holds on average (the
-	// colocated planner's eq. 8 budget at ϱ = ρ_max, pools/fleetopt
-	// operatingIter), instead of at full slots.
+	// prefill stage's TTFT is then checked at each count's own load (see
+	// Size) instead of at full slots.
 	IterW float64
 	// TransferS gives the time to move a prompt's KV cache to the decode
 	// instance (e.g. catalog.KVLink.TransferS for a model), s; nil = 0.
@@ -73,6 +70,14 @@ type Result struct {
 // (its prefill at the full-instance iteration time t_p, plus PerToken·L,
 // then the KV transfer); its first token comes at the end of the prefill, so the P99
 // wait budget is TTFTP99 − P99(ceil(L_in/C)·t_p).
+//
+// With IterW > 0 the prefill stage's count is the smallest, from the
+// utilization cap's up, at which the Kimura P99 wait plus the P99 prefill
+// at that count's utilization ϱ = λ·E[S_p]/(n·slots) meets TTFTP99: a
+// prefill iteration then takes W + ϱ·(t_p − W + PerToken·K), K =
+// E[S_p·L]/E[S_p] the length a busy prefill slot holds on average (the
+// colocated planner's operating-point iteration, pools/fleetopt
+// operatingIter); WaitS is the budget left at that count.
 //
 // Decode: a request with L_out >= 2 holds a decode slot for
 // S_d = (L_out − 1)·t_d (t_d plus PerToken·L; the first token was produced
@@ -119,24 +124,17 @@ func Size(in Input) (Result, error) {
 			sd = append(sd, float64(l.Out-1)*(in.DecodeIter+lt))
 		}
 	}
-	if in.IterW > 0 {
-		sl, s := 0.0, 0.0
-		for i, l := range in.Sample {
-			sl += sp[i] * float64(l.In+l.Out)
-			s += sp[i]
-		}
-		it := in.IterW + in.RhoMax*(in.PrefillIter-in.IterW+in.PerToken*sl/s)
-		for i, l := range in.Sample {
-			prefill[i] = float64((l.In+in.Chunk-1)/in.Chunk) * it
-		}
-	}
 	var res Result
 	var err error
-	p99 := quantile(prefill, 0.99)
-	if !(in.TTFTP99 > p99) {
-		return Result{}, fmt.Errorf("disagg: P99 TTFT target %.4g s: not above the prefill stage's own P99 prefill time %.4g s (no count of prefill instances meets it)", in.TTFTP99, p99)
+	if in.IterW > 0 && !math.IsInf(in.TTFTP99, 1) {
+		res.Prefill, err = sizeAtLoad(in, sp)
+	} else {
+		p99 := quantile(prefill, 0.99)
+		if !(in.TTFTP99 > p99) {
+			return Result{}, fmt.Errorf("disagg: P99 TTFT target %.4g s: not above the prefill stage's own P99 prefill time %.4g s (no count of prefill instances meets it)", in.TTFTP99, p99)
+		}
+		res.Prefill, err = size(in.Lambda, sp, in.PrefillSlots, in.TTFTP99-p99, in.RhoMax)
 	}
-	res.Prefill, err = size(in.Lambda, sp, in.PrefillSlots, in.TTFTP99-p99, in.RhoMax)
 	if err != nil {
 		return Result{}, fmt.Errorf("disagg: prefill stage: %w", err)
 	}
@@ -148,6 +146,41 @@ func Size(in Input) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// maxCountSteps bounds sizeAtLoad's search above the cap's count.
+const maxCountSteps = 100000
+
+// sizeAtLoad sizes the prefill stage with its TTFT checked at each count's
+// own load (Size, IterW > 0); sp are the prefill service times.
+func sizeAtLoad(in Input, sp []float64) (Stage, error) {
+	r, err := size(in.Lambda, sp, in.PrefillSlots, math.Inf(1), in.RhoMax)
+	if err != nil {
+		return Stage{}, err
+	}
+	iters := make([]float64, len(in.Sample))
+	sl, s := 0.0, 0.0
+	for i, l := range in.Sample {
+		iters[i] = float64((l.In + in.Chunk - 1) / in.Chunk)
+		sl += sp[i] * float64(l.In+l.Out)
+		s += sp[i]
+	}
+	p99 := quantile(iters, 0.99)
+	if !(in.TTFTP99 > p99*in.IterW) {
+		return Stage{}, fmt.Errorf("P99 TTFT target %.4g s: not above the P99 prefill of an idle instance, %g iterations of W = %.4g s (no count of prefill instances meets it)", in.TTFTP99, p99, in.IterW)
+	}
+	load := in.PrefillIter - in.IterW + in.PerToken*sl/s
+	for n := max(1, r.GPUs); n <= r.GPUs+maxCountSteps; n++ {
+		c := n * in.PrefillSlots
+		u := in.Lambda * r.MeanS / float64(c)
+		pf := p99 * (in.IterW + u*load)
+		w := queueing.KimuraP99Wait(c, 1/r.MeanS, in.Lambda, r.Cs2)
+		if w+pf <= in.TTFTP99 {
+			r.WaitS, r.GPUs, r.Utilization, r.P99Wait = in.TTFTP99-pf, n, u, w
+			return r, nil
+		}
+	}
+	return Stage{}, fmt.Errorf("P99 TTFT target %.4g s: no count up to %d prefill instances meets it", in.TTFTP99, r.GPUs+maxCountSteps)
 }
 
 // size sizes one stage from its service times.

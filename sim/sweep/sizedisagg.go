@@ -126,7 +126,7 @@ func (s *sizer) searchDisagg(i int, ps *PoolSize) error {
 	note := ""
 	if err != nil && s.cfg.SLOTTFTS > 0 {
 		// Like the paper model's colocated count: where the analytic
-		// prefill alone exceeds the target, start from the cap-only size.
+		// model cannot meet the target, start from the cap-only size.
 		note = "the analytic model cannot meet the TTFT target (" + err.Error() + "); its counts are at ρ_max only"
 		a, err = DisaggPool(p, g, s.cdf, s.frac, s.cfg.Timing, s.cfg.DisaggLink, 0, s.cfg.RhoMax)
 	}
