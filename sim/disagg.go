@@ -263,7 +263,11 @@ func (d *disagg) place(p *pool, fl *flight, tf, t engine.Time) bool {
 		d.nx++
 	}
 	d.seq++
-	d.xfer.push(xfer{at: t + dt, seq: d.seq, fl: fl})
+	at := t + dt
+	if dt > engine.Never-t { // past the clock's range (Config.Validate bounds T): never lands
+		at = engine.Never
+	}
+	d.xfer.push(xfer{at: at, seq: d.seq, fl: fl})
 	return true
 }
 

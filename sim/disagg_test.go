@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
@@ -173,5 +174,58 @@ func TestDisaggDecodeBoundOverloaded(t *testing.T) {
 	if !m.Overloaded || m.Backlog < 1000 || !s.Fleet.Overloaded {
 		t.Errorf("overloaded %v, backlog %d, growth %.1f req/s (arrival %.1f, throughput %.2f); fleet overloaded %v: want overloaded with a backlog of most arrivals",
 			m.Overloaded, m.Backlog, m.BacklogGrowth, m.ArrivalRPS, m.ThroughputRPS, s.Fleet.Overloaded)
+	}
+}
+
+// TestDisaggLinkTooSlow: a link on which the pool's longest prompt
+// (max_ctx − 1 = 16,383 tokens of Llama-3-70B, 327,680 B each) would take
+// more than catalog.MaxTransferS = 1,000 s is refused, naming the pool's
+// link: such a transfer is no serving system, and one of 10^299 s (gb_s
+// 1e-300) used to saturate engine.Time, overflow t + T and land at once —
+// 2,000 requests "finished" with a P99 TPOT of 21 ms. By hand:
+// 16,383·327,680 B / 1,000 s = 5.37 MB/s, so 0.01 GB/s (537 s) passes and
+// 0.005 GB/s (1,074 s) does not; a fixed latency of 1,000 s plus the
+// bytes is over the bound, 990 s plus 0.107 s is not. A run that skips
+// the validation never lands such a transfer before its prefill's end:
+// the request stays in flight.
+func TestDisaggLinkTooSlow(t *testing.T) {
+	for _, c := range []struct {
+		link catalog.KVLink
+		ok   bool
+	}{
+		{catalog.KVLink{GBs: 1e-300}, false},
+		{catalog.KVLink{GBs: 0.005}, false},
+		{catalog.KVLink{GBs: 50, LatencyS: 1e300}, false},
+		{catalog.KVLink{GBs: 50, LatencyS: 1000}, false},
+		{catalog.KVLink{GBs: 0.01}, true},
+		{catalog.KVLink{GBs: 50, LatencyS: 990}, true},
+	} {
+		link := c.link
+		cfg := Defaults()
+		cfg.Pools = []PoolConfig{{Name: "p", GPU: "a100", Count: 2, MaxContext: 16384,
+			Disaggregated: &DisaggConfig{Prefill: 1, Decode: 1, Link: &link}}}
+		err := cfg.Validate()
+		if (err == nil) != c.ok {
+			t.Errorf("link %+v: error %v, want ok %v", c.link, err, c.ok)
+		} else if err != nil && !strings.Contains(err.Error(), "pools[0].disaggregated = \"link {GBs:") {
+			t.Errorf("link %+v: %v: does not name pools[0].disaggregated and its link", c.link, err)
+		}
+	}
+}
+
+// TestDisaggTransferBeyondClock: Run without Config.Validate (as the
+// library allows) on a link of 10^-300 GB/s: the 10^299 s transfer
+// saturates engine.Time; its landing must not wrap around to before the
+// prefill's end (it did: the request finished 24 ms after its first
+// token). It never lands, and Run says the work runs past the clock.
+func TestDisaggTransferBeyondClock(t *testing.T) {
+	link := catalog.KVLink{GBs: 1e-300}
+	cfg := fleetCfg(1, 0, PoolConfig{Name: "p", GPU: "a100", Count: 2, MaxContext: 16384,
+		Disaggregated: &DisaggConfig{Prefill: 1, Decode: 1, Link: &link}})
+	cfg.SLO = SLO{TTFTS: 1, TPOTS: 1}
+	sink := &memSink{}
+	_, err := Run(cfg, &sliceSource{reqs: []workload.Request{{ID: 0, InputTokens: 100, OutputTokens: 3, MaxOutputTokens: 3}}}, sink, Options{})
+	if err == nil || !strings.Contains(err.Error(), "1 requests unfinished") {
+		t.Errorf("error %v, want the request unfinished (its transfer never lands); records %+v", err, sink.recs)
 	}
 }

@@ -66,8 +66,13 @@ func (d *DisaggConfig) validate(f string, p PoolConfig, g catalog.GPU) error {
 			return bad(f+".link", fmt.Sprintf("%+v", *d.Link), "%v", err)
 		}
 	}
-	if _, _, err := d.disaggLink(p, g); err != nil {
+	link, kv, err := d.disaggLink(p, g)
+	if err != nil {
 		return bad(f, p.Name, "%v", err)
+	}
+	// The longest prompt is max_ctx − 1 tokens (L_out >= 1).
+	if err := link.CheckLongest(p.MaxContext-1, kv); err != nil {
+		return bad(f, fmt.Sprintf("link %+v, kv_bytes_per_token %g", link, kv), "%v", err)
 	}
 	return nil
 }

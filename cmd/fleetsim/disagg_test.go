@@ -21,6 +21,13 @@ func TestDisaggBadInput(t *testing.T) {
 		{[]string{"size", "--disaggregated", "--rate", "0"}, "--rate 0"},
 		{[]string{"size", "--disaggregated", "--link-gb-s", "inf"}, "--link-gb-s +Inf"},
 		{[]string{"size", "--disaggregated", "--method", "homo", "--slo-ttft-p99", "10ms"}, "unreachable"},
+		// A link so slow that a prompt's transfer overflowed the stage's
+		// moments (the error blamed "service-time Cs^2 NaN") or, at 1e-9
+		// GB/s, sized 127 million prefill instances: beyond
+		// catalog.MaxTransferS, named by the flag.
+		{[]string{"plan", "--disaggregated", "--method", "pr", "--b-short", "4096", "--link-gb-s", "1e-300"}, "--link-gb-s 1e-300: kv link: gb_s = 1e-300, latency_s = 0: moving a 4095-token prompt"},
+		{[]string{"plan", "--disaggregated", "--method", "pr", "--b-short", "4096", "--link-gb-s", "1e-9"}, "--link-gb-s 1e-09: kv link"},
+		{[]string{"size", "--disaggregated", "--method", "homo", "--link-gb-s", "1e-300"}, "--link-gb-s 1e-300: kv link"},
 	} {
 		code, _, errs := runCLI(t, tt.args...)
 		if code != 2 || !strings.Contains(errs, tt.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {

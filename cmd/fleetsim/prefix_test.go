@@ -114,6 +114,10 @@ func TestPrefixCacheBadInput(t *testing.T) {
 		{"stages against count", "{blocks: all}, disaggregated: {prefill: 1, decode: 2}", []string{"pools[0].disaggregated", "count 2"}},
 		{"negative bandwidth", "{blocks: all}, disaggregated: {prefill: 1, decode: 1, link: {gb_s: -5}}", []string{"pools[0].disaggregated.link", "gb_s = -5"}},
 		{"negative latency", "{blocks: all}, disaggregated: {prefill: 1, decode: 1, link: {gb_s: 5, latency_s: -1}}", []string{"disaggregated.link", "latency_s = -1"}},
+		// 4,095 tokens · 327,680 B over 10^-300 GB/s: beyond catalog.MaxTransferS.
+		{"link too slow", "{blocks: all}, disaggregated: {prefill: 1, decode: 1, link: {gb_s: 1e-300}}", []string{"pools[0].disaggregated", "gb_s = 1e-300", "4095-token prompt", "1000 s"}},
+		{"latency too long", "{blocks: all}, disaggregated: {prefill: 1, decode: 1, link: {gb_s: 5, latency_s: 1e300}}", []string{"pools[0].disaggregated", "latency_s = 1e+300"}},
+		{"bytes too many", "{blocks: all}, disaggregated: {prefill: 1, decode: 1, kv_bytes_per_token: 1e12}", []string{"pools[0].disaggregated", "kv_bytes_per_token 1e+12"}},
 	} {
 		cfg := writeFile(t, dir, "s.yaml", pool(tc.pc))
 		out := filepath.Join(dir, "out")

@@ -24,6 +24,23 @@ func (l KVLink) Validate() error {
 	return nil
 }
 
+// MaxTransferS bounds a disaggregated pool's longest transfer, s: moving
+// the KV cache of its longest prompt must take at most this long. A
+// transfer of more than 1,000 s is no serving system, and the bound keeps
+// a transfer's landing time inside the simulator's clock (engine.Time,
+// whose iterations are bounded the same way, engine.MaxIterationS).
+const MaxTransferS = 1e3
+
+// CheckLongest reports an error when moving the KV cache of a prompt of
+// tokens tokens, kvBytes bytes each, over l takes longer than MaxTransferS
+// (l valid, kvBytes > 0).
+func (l KVLink) CheckLongest(tokens int, kvBytes float64) error {
+	if t := float64(tokens)*kvBytes/(l.GBs*1e9) + l.LatencyS; !(t <= MaxTransferS) {
+		return fmt.Errorf("kv link: gb_s = %v, latency_s = %v: moving a %d-token prompt (%g bytes/token) takes %.4g s, more than the %g s allowed (a faster link or fewer bytes per token)", l.GBs, l.LatencyS, tokens, kvBytes, t, MaxTransferS)
+	}
+	return nil
+}
+
 // TransferS returns the time to move the KV cache of a prompt of tokens
 // tokens of model m over l, seconds:
 //

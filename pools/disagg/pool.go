@@ -63,8 +63,16 @@ func SizePool(p Pool) (PoolResult, error) {
 	if err := p.Link.Validate(); err != nil {
 		return PoolResult{}, fmt.Errorf("disagg: %w", err)
 	}
+	if !(p.KVBytesPerToken >= 0) || p.KVBytesPerToken > 1e12 {
+		return PoolResult{}, fmt.Errorf("disagg: KV bytes per token %v: must be in [0, 1e12]", p.KVBytesPerToken)
+	}
 	ec, err := p.GPU.EngineConfig(p.MaxCtx, p.Timing)
 	if err != nil {
+		return PoolResult{}, fmt.Errorf("disagg: %w", err)
+	}
+	// The longest prompt (max context − 1 tokens) moves within
+	// catalog.MaxTransferS, as the simulator requires.
+	if err := p.Link.CheckLongest(p.MaxCtx-1, p.KVBytesPerToken); err != nil {
 		return PoolResult{}, fmt.Errorf("disagg: %w", err)
 	}
 	m := p.Samples

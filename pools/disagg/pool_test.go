@@ -70,6 +70,8 @@ func TestSizePoolByHand(t *testing.T) {
 		"zero rate": func(p *Pool) { p.Lambda = 0 },
 		"timing":    func(p *Pool) { p.Timing = "calibrated" }, // a hand-written profile has no calibration
 		"link":      func(p *Pool) { p.Link.GBs = 0 },
+		"slow link": func(p *Pool) { p.Link.GBs = 1e-300 }, // 4,095 tokens beyond catalog.MaxTransferS (was: Cs² NaN)
+		"kv bytes":  func(p *Pool) { p.KVBytesPerToken = math.NaN() },
 		"slice":     func(p *Pool) { p.Lo, p.Hi = 2000, 4096 },
 		"ctx":       func(p *Pool) { p.MaxCtx = 1 << 30 },
 	} {

@@ -37,6 +37,12 @@ func DisaggPool(pp fleetopt.PoolPlan, g catalog.GPU, cdf *workload.CDF, frac flo
 	if a.KVBytesPerToken, err = catalog.DefaultKVBytesPerToken(g); err != nil {
 		return a, fmt.Errorf("pool %s: %w", pp.Name, err)
 	}
+	if link != nil {
+		// The simulator's bound (sim: pools[].disaggregated), named by the flag.
+		if err := a.Link.CheckLongest(pp.MaxCtx-1, a.KVBytesPerToken); err != nil {
+			return a, fmt.Errorf("pool %s: --link-gb-s %v: %w", pp.Name, link.GBs, err)
+		}
+	}
 	a.PoolResult, err = disagg.SizePool(disagg.Pool{CDF: cdf, Lo: pp.SliceLo, Hi: pp.SliceHi, InputFraction: frac,
 		Lambda: pp.ArrivalRate, GPU: g, MaxCtx: pp.MaxCtx, Timing: timing, Link: a.Link,
 		KVBytesPerToken: a.KVBytesPerToken, TTFTP99: ttft, RhoMax: rhoMax})
