@@ -1,14 +1,18 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/disagg"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
+	"github.com/fleetsim/fleetsim/sim"
 	"github.com/fleetsim/fleetsim/sim/sweep"
 	"github.com/fleetsim/fleetsim/workload"
 	"github.com/spf13/pflag"
@@ -101,6 +105,9 @@ type disaggPlan struct {
 	Workload string  `json:"workload"`
 	Rate     float64 `json:"rate"`
 	Timing   string  `json:"timing"`
+	// InputFraction is the fixed split L_in = floor(f·L) the plan was
+	// sized with (simulate --plan uses it).
+	InputFraction float64 `json:"input_fraction"`
 	// ColocatedTiming is the preset of the colocated counts (kv when
 	// Timing is one the colocated planner does not take).
 	ColocatedTiming string `json:"colocated_timing"`
@@ -137,7 +144,7 @@ func capOnlyPlan(cal *fleetopt.Calibrator, cfg fleetopt.Config, methods []string
 // planDisagg sizes the plan's pools disaggregated (the plan's pools give
 // each one's slice, rate, GPU and max context).
 func planDisagg(p fleetopt.Plan, cdf *workload.CDF, timing, slotRule string, link *catalog.KVLink, colocNote string) (disaggPlan, error) {
-	out := disaggPlan{Workload: p.Workload, Rate: p.Rate, Timing: timing, ColocatedTiming: p.Timing, ColocatedNote: colocNote,
+	out := disaggPlan{Workload: p.Workload, Rate: p.Rate, Timing: timing, InputFraction: p.InputFraction, ColocatedTiming: p.Timing, ColocatedNote: colocNote,
 		SLOTTFTS: p.SLOTTFTP99S, RhoMax: p.RhoMax}
 	for _, m := range p.Methods {
 		for _, pp := range m.Pools {
@@ -222,4 +229,58 @@ func writeSizeDisagg(w io.Writer, r *sweep.SizeResult) error {
 		}
 	}
 	return nil
+}
+
+// disaggPlanPools returns the pools of method of a `plan --disaggregated
+// --format json` document (data), for simulate --plan: each pool
+// disaggregated with the planned prefill and decode counts, link and KV
+// bytes per token, and the short pool's max context (the router's B_short
+// of a two-pool plan; 0 for one pool). ok is false when data is not such a
+// plan (no error then). With method "" the plan must hold one method.
+func disaggPlanPools(data []byte, method string) (pools []sim.PoolConfig, bShort int, ok bool, err error) {
+	var doc struct {
+		Methods json.RawMessage  `json:"methods"`
+		Pools   []disaggPoolPlan `json:"pools"`
+	}
+	if json.Unmarshal(data, &doc) != nil || doc.Methods != nil || len(doc.Pools) == 0 {
+		return nil, 0, false, nil
+	}
+	var names []string
+	for _, d := range doc.Pools {
+		if !slices.Contains(names, d.Method) {
+			names = append(names, d.Method)
+		}
+	}
+	switch {
+	case method == "" && len(names) != 1:
+		return nil, 0, true, fmt.Errorf("holds methods %s; name one", strings.Join(names, ", "))
+	case method == "":
+		method = names[0]
+	case !slices.Contains(names, method):
+		return nil, 0, true, fmt.Errorf("method %q not in the plan (it holds %s)", method, strings.Join(names, ", "))
+	}
+	for i, d := range doc.Pools {
+		if d.Method != method {
+			continue
+		}
+		g, err := catalog.LookupGPU(d.GPU)
+		switch {
+		case err != nil:
+			return nil, 0, true, fmt.Errorf("method %q pool %d (%q): %v", method, i, d.Name, err)
+		case d.Prefill.Instances < 1 || d.Decode.Instances < 1 || d.Prefill.Instances > sim.MaxInstances || d.Decode.Instances > sim.MaxInstances:
+			return nil, 0, true, fmt.Errorf("method %q pool %d (%q): prefill.instances %d, decode.instances %d: each must be in [1, %d]", method, i, d.Name, d.Prefill.Instances, d.Decode.Instances, sim.MaxInstances)
+		case d.MaxCtx < 2 || g.Slots(d.MaxCtx) < 1:
+			return nil, 0, true, fmt.Errorf("method %q pool %d (%q): max_ctx %d tokens does not fit one %s instance", method, i, d.Name, d.MaxCtx, g.Name)
+		}
+		// link_gb_s and kv_bytes_per_token are checked with the scenario
+		// (pools[].disaggregated).
+		pools = append(pools, sim.PoolConfig{Name: d.Name, GPU: strings.ToLower(d.GPU), Count: d.Prefill.Instances + d.Decode.Instances,
+			MaxContext: d.MaxCtx, SlotRule: slotRuleOf(d.GPU, d.MaxCtx, d.Slots),
+			Disaggregated: &sim.DisaggConfig{Prefill: d.Prefill.Instances, Decode: d.Decode.Instances,
+				Link: &catalog.KVLink{GBs: d.LinkGBs}, KVBytesPerToken: d.KVBytesPerToken}})
+	}
+	if len(pools) > 1 {
+		bShort = pools[0].MaxContext
+	}
+	return pools, bShort, true, nil
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -76,5 +78,71 @@ func TestPlanDisaggTargetBeyondColocated(t *testing.T) {
 	if len(p.Pools) != 1 || !strings.Contains(p.ColocatedNote, "cannot meet the TTFT target") || p.SLOTTFTS != 0.15 ||
 		p.Pools[0].Prefill.Instances < 1 || !(p.Pools[0].Prefill.P99WaitS <= p.Pools[0].Prefill.WaitBudgetS) {
 		t.Errorf("plan %+v", p)
+	}
+}
+
+// TestPlanDisaggSimulate: plan --help says its --format json output can be
+// given to 'simulate --plan'; a --disaggregated plan was refused ("no
+// methods"). Now its pools are simulated as planned: pr at 100 req/s on
+// A100s (docs/cli.md: short 1 + 5, long 1 + 13), each pool disaggregated
+// with the plan's counts, link and KV bytes, the length router at the
+// short pool's max context; two methods need --plan-method.
+func TestPlanDisaggSimulate(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, "plan", "--disaggregated", "--b-short", "4096", "--rate", "100", "--timing", "kv", "--format", "json")
+	if code != 0 {
+		t.Fatalf("plan: exit %d: %s", code, errs)
+	}
+	plan := writeFile(t, dir, "plan.json", out)
+	code, _, errs = runCLI(t, "simulate", "--plan", plan, "--requests", "3000", "--out", filepath.Join(dir, "both"))
+	if code != 2 || !strings.Contains(errs, "holds methods homo, pr; name one with --plan-method") {
+		t.Errorf("two methods: exit %d, stderr %q", code, errs)
+	}
+	od := filepath.Join(dir, "pr")
+	code, _, errs = runCLI(t, "simulate", "--plan", plan, "--plan-method", "pr", "--requests", "3000", "--out", od)
+	if code != 0 {
+		t.Fatalf("simulate --plan: exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(filepath.Join(od, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Config struct {
+			Workload struct {
+				CDF  string  `json:"cdf"`
+				Rate float64 `json:"rate"`
+			} `json:"workload"`
+			Router struct {
+				Kind   string `json:"kind"`
+				BShort int    `json:"b_short"`
+			} `json:"router"`
+		} `json:"config"`
+		Pools []struct {
+			Name   string `json:"name"`
+			GPUs   int    `json:"gpus"`
+			MaxCtx int    `json:"max_ctx"`
+			Disagg *struct {
+				Prefill int     `json:"prefill"`
+				Decode  int     `json:"decode"`
+				LinkGBs float64 `json:"link_gb_s"`
+			} `json:"disaggregated"`
+		} `json:"pools"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		name        string
+		ctx, np, nd int
+	}{{"short", 4096, 1, 5}, {"long", 65536, 1, 13}}
+	if len(s.Pools) != 2 || s.Config.Workload.CDF != "azure" || s.Config.Workload.Rate != 100 {
+		t.Fatalf("summary: workload %+v, %d pools", s.Config.Workload, len(s.Pools))
+	}
+	for i, w := range want {
+		p := s.Pools[i]
+		if p.Name != w.name || p.MaxCtx != w.ctx || p.Disagg == nil || p.Disagg.Prefill != w.np || p.Disagg.Decode != w.nd || p.GPUs != w.np+w.nd || p.Disagg.LinkGBs != 300 {
+			t.Errorf("pool %d: %+v (disaggregated %+v), want %s at %d tokens, %d + %d over 300 GB/s", i, p, p.Disagg, w.name, w.ctx, w.np, w.nd)
+		}
 	}
 }

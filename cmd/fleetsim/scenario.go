@@ -132,8 +132,10 @@ type planHeader struct {
 }
 
 // applyPlan overlays the plan file at path (the JSON of `fleetsim plan
-// --format json`) on cfg: the pools of the chosen method (names, GPUs,
-// counts and max contexts exactly as planned) replace cfg's pools, and the
+// --format json`, with or without --disaggregated) on cfg: the pools of the
+// chosen method (names, GPUs, counts and max contexts exactly as planned;
+// a disaggregated plan's pools split into its prefill and decode
+// instances over its link) replace cfg's pools, and the
 // workload the plan records (CDF, rate, timing preset, fixed input fraction)
 // replaces cfg's. It returns the plan's routing settings and which workload
 // keys it set. Every error is one line naming --plan.
@@ -146,22 +148,36 @@ func applyPlan(path, method string, ownWorkload bool, cfg *sim.Config) (planRout
 	if err != nil {
 		return planRouter{}, keys, err
 	}
-	m, err := fleetopt.ReadPlanMethod(bytes.NewReader(data), method)
-	if err != nil {
+	planErr := func(err error) error {
 		msg := strings.TrimPrefix(oneLine(err), "plan: ")
 		if strings.HasSuffix(msg, "; name one") {
 			msg += " with --plan-method"
 		}
-		return planRouter{}, keys, fmt.Errorf("--plan %s: %s", path, msg)
+		return fmt.Errorf("--plan %s: %s", path, msg)
+	}
+	var pr planRouter
+	// A `plan --disaggregated` plan (disagg.go) or a colocated one.
+	if pools, bShort, ok, err := disaggPlanPools(data, method); ok {
+		if err != nil {
+			return planRouter{}, keys, planErr(err)
+		}
+		cfg.Pools, pr.bShort = pools, bShort
+	} else {
+		m, err := fleetopt.ReadPlanMethod(bytes.NewReader(data), method)
+		if err != nil {
+			return planRouter{}, keys, planErr(err)
+		}
+		cfg.Pools = make([]sim.PoolConfig, len(m.Pools))
+		for i, pp := range m.Pools {
+			cfg.Pools[i] = sim.PoolConfig{Name: pp.Name, GPU: strings.ToLower(pp.GPU), Count: pp.GPUs, MaxContext: pp.MaxCtx,
+				SlotRule: slotRuleOf(pp.GPU, pp.MaxCtx, pp.Slots)}
+		}
+		pr = planRouter{bShort: m.BShort, gamma: m.Gamma, pc: m.PC}
+		pr.cr = len(m.Pools) > 1 && m.Gamma > 1 && m.PC > 0
 	}
 	var h planHeader
 	if err := json.Unmarshal(data, &h); err != nil {
 		return planRouter{}, keys, fmt.Errorf("--plan %s: %s", path, oneLine(err))
-	}
-	cfg.Pools = make([]sim.PoolConfig, len(m.Pools))
-	for i, pp := range m.Pools {
-		cfg.Pools[i] = sim.PoolConfig{Name: pp.Name, GPU: strings.ToLower(pp.GPU), Count: pp.GPUs, MaxContext: pp.MaxCtx,
-			SlotRule: slotRuleOf(pp.GPU, pp.MaxCtx, pp.Slots)}
 	}
 	w := &cfg.Workload
 	if h.Workload != "" && !ownWorkload {
@@ -191,8 +207,6 @@ func applyPlan(path, method string, ownWorkload bool, cfg *sim.Config) (planRout
 	if h.InputFraction > 0 {
 		w.Split, w.InputFraction = workload.SplitFixedName, h.InputFraction
 	}
-	pr := planRouter{bShort: m.BShort, gamma: m.Gamma, pc: m.PC}
-	pr.cr = len(m.Pools) > 1 && m.Gamma > 1 && m.PC > 0
 	return pr, keys, nil
 }
 
