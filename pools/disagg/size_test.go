@@ -114,3 +114,46 @@ func TestSizeBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeAtLoadByHand: the prefill stage with its TTFT checked at each
+// count's own load (IterW > 0) where the target pushes N_p above the
+// utilization cap's count. Two equally likely requests, 1,024 + 101 and
+// 512 + 11 tokens, C = 512, 2 prefill slots, t_p = 50 ms, W = 10 ms, a
+// 10 ms transfer, λ = 20/s, ρ_max = 0.85. By hand:
+//
+//	S_p = 2·0.05 + 0.01 = 0.11 s and 0.05 + 0.01 = 0.06 s: E = 0.085 s,
+//	  Cs² = 0.00785/0.085² − 1 = 0.0865052; a = λ·E = 1.7 Erlangs
+//	cap: 1.7/(0.85·2) = 1 instance; P99 prefill = 2 iterations (nearest rank)
+//	n = 1: ϱ = 0.85, prefill 2·(0.01 + 0.85·0.04) = 0.088 s; Erlang C(2, 1.7)
+//	  = 9.6333/12.3333 = 0.781081, Kimura wait ln(78.1081)·1.0865052/
+//	  (2·(2/0.085 − 20)) = 0.670805 s: 0.758805 s
+//	n = 2: ϱ = 0.425, 0.054 s; C(4, 1.7) = 0.108676, wait 0.047899 s: 0.101899 s
+//	n = 3: ϱ = 0.283333, 0.0426667 s; C(6, 1.7) = 0.008541 ≤ 0.01: no wait
+//
+// so a 0.08 s target needs 3 instances (budget left 0.0373333 s), 0.11 s
+// two, 0.8 s one. Decode: S_d = 100·0.02 = 2 s and 10·0.02 = 0.2 s, mean
+// 1.1 s, 22 Erlangs over 16 slots at 0.85: 2 instances (0.6875).
+func TestSizeAtLoadByHand(t *testing.T) {
+	in := Input{Lambda: 20, Sample: []Lengths{{1024, 101}, {512, 11}}, Chunk: 512,
+		PrefillSlots: 2, PrefillIter: 0.05, IterW: 0.01, DecodeSlots: 16, DecodeIter: 0.02,
+		TransferS: func(int) float64 { return 0.01 }, DecodeWaitP99: math.Inf(1), RhoMax: 0.85}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
+	for _, c := range []struct {
+		ttft       float64
+		n          int
+		wait, left float64
+	}{{0.08, 3, 0, 0.08 - 0.0426666667}, {0.11, 2, 0.0478988, 0.11 - 0.054}, {0.8, 1, 0.6708046, 0.8 - 0.088}} {
+		in.TTFTP99 = c.ttft
+		r, err := Size(in)
+		if err != nil {
+			t.Fatalf("ttft %v: %v", c.ttft, err)
+		}
+		p := r.Prefill
+		if p.GPUs != c.n || !near(p.MeanS, 0.085) || !near(p.Cs2, 0.0865052) || !near(p.P99Wait, c.wait) || !near(p.WaitS, c.left) || !near(p.Utilization, 1.7/float64(2*c.n)) {
+			t.Errorf("ttft %v: prefill %+v; want %d instances, P99 wait %v s, budget left %v s", c.ttft, p, c.n, c.wait, c.left)
+		}
+		if d := r.Decode; d.GPUs != 2 || !near(d.MeanS, 1.1) || !near(d.Utilization, 0.6875) {
+			t.Errorf("ttft %v: decode %+v; want 2 instances at 0.6875", c.ttft, d)
+		}
+	}
+}
