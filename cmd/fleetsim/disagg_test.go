@@ -146,3 +146,13 @@ func TestPlanDisaggSimulate(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeHelpTiming: size --disaggregated takes any timing preset (the
+// stages and the simulation run it; docs/cli.md), but size --help said
+// "kv or paper" only.
+func TestSizeHelpTiming(t *testing.T) {
+	code, out, _ := runCLI(t, "size", "--help")
+	if code != 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), "with --disaggregated any of auto, paper, kv, measured, calibrated") {
+		t.Errorf("exit %d; size --help does not say --disaggregated takes every preset:\n%s", code, out)
+	}
+}

@@ -67,7 +67,7 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 	pc := fs.Float64("p-c", 1.0, "compressibility p_c in (0, 1] (retrofit, fleetopt)")
 	gpu := fs.String("gpu", "a100", "GPU profile of the short pool (and of all pools unless --gpu-long): "+strings.Join(catalog.AcceptedGPUNames(), ", ")+", or GPU/MODEL/tpN")
 	gpuLong := fs.String("gpu-long", "", "GPU profile of the long and homogeneous pools (default: --gpu)")
-	timing := fs.String("timing", catalog.DefaultTiming, "iteration-time preset: kv or paper")
+	timing := fs.String("timing", catalog.DefaultTiming, "iteration-time preset: kv or paper; with --disaggregated any of "+strings.Join(catalog.TimingNames, ", ")+" (the colocated counts beside are then kv's)")
 	rhoMax := fs.Float64("rho-max", queueing.DefaultRhoMax, "utilization cap ρ_max of the paper model's count, in (0, 1)")
 	sloS := fs.String("slo-ttft-p99", "500ms", "P99 TTFT target (500ms, 0.5s, or seconds); 0 = none")
 	tpotS := fs.String("slo-tpot-p99", "0", "P99 TPOT target (e.g. 50ms); 0 = none")
