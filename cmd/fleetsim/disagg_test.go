@@ -16,6 +16,10 @@ func TestDisaggBadInput(t *testing.T) {
 		{[]string{"plan", "--disaggregated", "--method", "retrofit"}, "--method retrofit: --disaggregated sizes length-routed pools only"},
 		{[]string{"plan", "--disaggregated", "--method", "pr", "--b-short", "4096", "--slo-ttft-p99", "10ms"}, "P99 TTFT target 0.01 s: not above the P99 prefill of an idle instance"},
 		{[]string{"plan", "--disaggregated", "--rate", "0"}, "--rate 0"},
+		// Between 12·W = 96 ms and the idle P99 prefill with the prompt's own
+		// KV tokens, 99.15 ms (size's occupancy floor, the simulator's): was
+		// planned (1,213 prefill instances at 96.01 ms).
+		{[]string{"plan", "--disaggregated", "--method", "homo", "--rate", "100", "--timing", "kv", "--slo-ttft-p99", "97ms"}, "P99 TTFT target 0.097 s: not above the P99 prefill of an idle instance, 0.09915 s"},
 		{[]string{"plan", "--link-gb-s", "5"}, "--link-gb-s 5: needs --disaggregated"},
 		{[]string{"plan", "--disaggregated", "--link-gb-s", "-1"}, "--link-gb-s -1"},
 		{[]string{"plan", "--disaggregated", "--service-model", "occupancy"}, "--disaggregated: not with"},

@@ -105,6 +105,7 @@ func SizePool(p Pool) (PoolResult, error) {
 	kv, link := p.KVBytesPerToken, p.Link
 	r, err := Size(Input{Lambda: p.Lambda, Sample: sample, Chunk: ec.ChunkTokens,
 		PrefillSlots: ec.MaxSeqs, PrefillIter: res.PrefillIterS, DecodeSlots: ec.MaxSeqs, DecodeIter: res.DecodeIterS, PerToken: res.PerTokenS, IterW: tm.W,
+		HSeq: tm.HSeq, HKV: tm.HKV, P: tm.P,
 		TransferS: func(n int) float64 { return float64(n)*kv/(link.GBs*1e9) + link.LatencyS },
 		TTFTP99:   ttft, DecodeWaitP99: math.Inf(1), RhoMax: p.RhoMax})
 	if err != nil {

@@ -39,6 +39,12 @@ type Input struct {
 	// prefill stage's TTFT is then checked at each count's own load (see
 	// Size) instead of at full slots.
 	IterW float64
+	// HSeq, HKV and P are the engine's other coefficients (s per active
+	// sequence, per KV token, per prompt token; docs/model.md): with IterW
+	// > 0 a prompt's own prefill, alone on an instance, is
+	// m·(W + HSeq) + HKV·(C·m(m−1)/2 + L_in) + P·L_in, m = ceil(L_in/C)
+	// (chunk k holds min(k·C, L_in) tokens at its end).
+	HSeq, HKV, P float64
 	// TransferS gives the time to move a prompt's KV cache to the decode
 	// instance (e.g. catalog.KVLink.TransferS for a model), s; nil = 0.
 	TransferS func(tokens int) float64
@@ -74,10 +80,12 @@ type Result struct {
 // With IterW > 0 the prefill stage's count is the smallest, from the
 // utilization cap's up, at which the Kimura P99 wait plus the P99 prefill
 // at that count's utilization ϱ = λ·E[S_p]/(n·slots) meets TTFTP99: a
-// prefill iteration then takes W + ϱ·(t_p − W + PerToken·K), K =
-// E[S_p·L]/E[S_p] the length a busy prefill slot holds on average (the
-// colocated planner's operating-point iteration, pools/fleetopt
-// operatingIter); WaitS is the budget left at that count.
+// prompt's prefill then takes its own prefill alone (HSeq, HKV, P) plus,
+// in each of its iterations, ϱ·(slots − 1)/slots·(t_p − W + PerToken·K)
+// for the other slots, K = E[S_p·L]/E[S_p] the length a busy prefill slot
+// holds on average (the colocated planner's operating-point iteration,
+// pools/fleetopt operatingIter); WaitS is the budget left at that count.
+// A target not above the idle P99 prefill is an error.
 //
 // Decode: a request with L_out >= 2 holds a decode slot for
 // S_d = (L_out − 1)·t_d (t_d plus PerToken·L; the first token was produced
@@ -100,6 +108,8 @@ func Size(in Input) (Result, error) {
 		return Result{}, fmt.Errorf("disagg: fixed iteration time %v s: must be in [0, %v] (the prefill iteration time)", in.IterW, in.PrefillIter)
 	case !(in.PerToken >= 0) || math.IsInf(in.PerToken, 0):
 		return Result{}, fmt.Errorf("disagg: per-token iteration time %v s: must be finite and >= 0", in.PerToken)
+	case !(in.HSeq >= 0 && in.HKV >= 0 && in.P >= 0) || math.IsInf(in.HSeq+in.HKV+in.P, 0):
+		return Result{}, fmt.Errorf("disagg: coefficients H_seq %v, H_kv %v, P %v: must be finite and >= 0", in.HSeq, in.HKV, in.P)
 	case !(in.TTFTP99 > 0) || !(in.DecodeWaitP99 > 0):
 		return Result{}, fmt.Errorf("disagg: TTFT target %v s, decode wait budget %v s: must be > 0", in.TTFTP99, in.DecodeWaitP99)
 	}
@@ -158,22 +168,31 @@ func sizeAtLoad(in Input, sp []float64) (Stage, error) {
 	if err != nil {
 		return Stage{}, err
 	}
+	// A prompt's prefill at load ϱ: its own prefill alone plus, in each of
+	// its m iterations, the other slots' part of a full iteration, each
+	// slot busy with probability ϱ.
+	// Both terms grow with L_in, so the P99 of the sum is the sum of the
+	// P99s (same rank): the idle P99 and the P99 iteration count.
 	iters := make([]float64, len(in.Sample))
+	own := make([]float64, len(in.Sample))
 	sl, s := 0.0, 0.0
 	for i, l := range in.Sample {
-		iters[i] = float64((l.In + in.Chunk - 1) / in.Chunk)
+		m := (l.In + in.Chunk - 1) / in.Chunk
+		iters[i] = float64(m)
+		own[i] = float64(m)*(in.IterW+in.HSeq) + in.HKV*float64(in.Chunk*m*(m-1)/2+l.In) + in.P*float64(l.In)
 		sl += sp[i] * float64(l.In+l.Out)
 		s += sp[i]
 	}
-	p99 := quantile(iters, 0.99)
-	if !(in.TTFTP99 > p99*in.IterW) {
-		return Stage{}, fmt.Errorf("P99 TTFT target %.4g s: not above the P99 prefill of an idle instance, %g iterations of W = %.4g s (no count of prefill instances meets it)", in.TTFTP99, p99, in.IterW)
+	p99, idle := quantile(iters, 0.99), quantile(own, 0.99)
+	if !(in.TTFTP99 > idle) {
+		return Stage{}, fmt.Errorf("P99 TTFT target %.4g s: not above the P99 prefill of an idle instance, %.4g s (%g iterations; no count of prefill instances meets it)", in.TTFTP99, idle, p99)
 	}
-	load := in.PrefillIter - in.IterW + in.PerToken*sl/s
+	// The other slots' part of a full iteration: n − 1 of the n slots.
+	load := (in.PrefillIter - in.IterW + in.PerToken*sl/s) * float64(in.PrefillSlots-1) / float64(in.PrefillSlots)
 	for n := max(1, r.GPUs); n <= r.GPUs+maxCountSteps; n++ {
 		c := n * in.PrefillSlots
 		u := in.Lambda * r.MeanS / float64(c)
-		pf := p99 * (in.IterW + u*load)
+		pf := idle + p99*u*load
 		w := queueing.KimuraP99Wait(c, 1/r.MeanS, in.Lambda, r.Cs2)
 		if w+pf <= in.TTFTP99 {
 			r.WaitS, r.GPUs, r.Utilization, r.P99Wait = in.TTFTP99-pf, n, u, w

@@ -2,6 +2,7 @@ package disagg
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/fleetsim/fleetsim/pools/catalog"
@@ -118,19 +119,21 @@ func TestSizeBadInput(t *testing.T) {
 // TestSizeAtLoadByHand: the prefill stage with its TTFT checked at each
 // count's own load (IterW > 0) where the target pushes N_p above the
 // utilization cap's count. Two equally likely requests, 1,024 + 101 and
-// 512 + 11 tokens, C = 512, 2 prefill slots, t_p = 50 ms, W = 10 ms, a
-// 10 ms transfer, λ = 20/s, ρ_max = 0.85. By hand:
+// 512 + 11 tokens, C = 512, 2 prefill slots, t_p = 50 ms, W = 10 ms (no
+// other coefficient: a prompt alone prefills in m·W), a 10 ms transfer,
+// λ = 20/s, ρ_max = 0.85. By hand:
 //
 //	S_p = 2·0.05 + 0.01 = 0.11 s and 0.05 + 0.01 = 0.06 s: E = 0.085 s,
 //	  Cs² = 0.00785/0.085² − 1 = 0.0865052; a = λ·E = 1.7 Erlangs
-//	cap: 1.7/(0.85·2) = 1 instance; P99 prefill = 2 iterations (nearest rank)
-//	n = 1: ϱ = 0.85, prefill 2·(0.01 + 0.85·0.04) = 0.088 s; Erlang C(2, 1.7)
-//	  = 9.6333/12.3333 = 0.781081, Kimura wait ln(78.1081)·1.0865052/
-//	  (2·(2/0.085 − 20)) = 0.670805 s: 0.758805 s
-//	n = 2: ϱ = 0.425, 0.054 s; C(4, 1.7) = 0.108676, wait 0.047899 s: 0.101899 s
-//	n = 3: ϱ = 0.283333, 0.0426667 s; C(6, 1.7) = 0.008541 ≤ 0.01: no wait
+//	cap: 1.7/(0.85·2) = 1 instance; P99 prefill = 2 iterations (nearest
+//	  rank); the other slot's part of an iteration ϱ·(0.05 − 0.01)/2
+//	n = 1: ϱ = 0.85, prefill 2·0.01 + 2·0.85·0.02 = 0.054 s; Erlang C(2,
+//	  1.7) = 9.6333/12.3333 = 0.781081, Kimura wait ln(78.1081)·1.0865052/
+//	  (2·(2/0.085 − 20)) = 0.670805 s: 0.724805 s
+//	n = 2: ϱ = 0.425, 0.037 s; C(4, 1.7) = 0.108676, wait 0.047899 s: 0.084899 s
+//	n = 3: ϱ = 0.283333, 0.0313333 s; C(6, 1.7) = 0.008541 ≤ 0.01: no wait
 //
-// so a 0.08 s target needs 3 instances (budget left 0.0373333 s), 0.11 s
+// so a 0.08 s target needs 3 instances (budget left 0.0486667 s), 0.1 s
 // two, 0.8 s one. Decode: S_d = 100·0.02 = 2 s and 10·0.02 = 0.2 s, mean
 // 1.1 s, 22 Erlangs over 16 slots at 0.85: 2 instances (0.6875).
 func TestSizeAtLoadByHand(t *testing.T) {
@@ -142,7 +145,7 @@ func TestSizeAtLoadByHand(t *testing.T) {
 		ttft       float64
 		n          int
 		wait, left float64
-	}{{0.08, 3, 0, 0.08 - 0.0426666667}, {0.11, 2, 0.0478988, 0.11 - 0.054}, {0.8, 1, 0.6708046, 0.8 - 0.088}} {
+	}{{0.08, 3, 0, 0.08 - 0.0313333333}, {0.1, 2, 0.0478988, 0.1 - 0.037}, {0.8, 1, 0.6708046, 0.8 - 0.054}} {
 		in.TTFTP99 = c.ttft
 		r, err := Size(in)
 		if err != nil {
@@ -155,5 +158,33 @@ func TestSizeAtLoadByHand(t *testing.T) {
 		if d := r.Decode; d.GPUs != 2 || !near(d.MeanS, 1.1) || !near(d.Utilization, 0.6875) {
 			t.Errorf("ttft %v: decode %+v; want 2 instances at 0.6875", c.ttft, d)
 		}
+	}
+}
+
+// TestSizeIdlePrefillByHand: the prompt's own prefill counts its KV
+// tokens, sequence and prompt tokens (it was m·W only, so plan
+// --disaggregated planned targets below the idle prefill the simulator
+// gives). TestSizeAtLoadByHand's pool with H_seq = 1 ms, H_kv = 1 µs per
+// KV token and P = 10 µs per prompt token. By hand, the idle prefill of
+// 1,024 tokens (2 chunks holding 512 and 1,024): 2·(0.01 + 0.001) +
+// 1e-6·1,536 + 1e-5·1,024 = 0.033776 s; of 512 tokens 0.016632 s; P99
+// (nearest rank of 2) 0.033776 s. A target of 0.0337 s is refused; at 0.09
+// s two instances give 0.033776 + 2·0.425·0.02 + 0.047899 = 0.098675 s
+// (missing; with m·W alone, 0.084899 s met it), three 0.033776 +
+// 2·0.283333·0.02 = 0.0451093 s with no wait.
+func TestSizeIdlePrefillByHand(t *testing.T) {
+	in := Input{Lambda: 20, Sample: []Lengths{{1024, 101}, {512, 11}}, Chunk: 512,
+		PrefillSlots: 2, PrefillIter: 0.05, IterW: 0.01, HSeq: 0.001, HKV: 1e-6, P: 1e-5, DecodeSlots: 16, DecodeIter: 0.02,
+		TransferS: func(int) float64 { return 0.01 }, DecodeWaitP99: math.Inf(1), RhoMax: 0.85, TTFTP99: 0.0337}
+	if _, err := Size(in); err == nil || !strings.Contains(err.Error(), "not above the P99 prefill of an idle instance, 0.03378 s") {
+		t.Errorf("target 0.0337 s: %v; want refused below the idle 0.033776 s", err)
+	}
+	in.TTFTP99 = 0.09
+	r, err := Size(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Prefill.GPUs != 3 || math.Abs(r.Prefill.WaitS-(0.09-0.0451093)) > 1e-6 {
+		t.Errorf("target 0.09 s: prefill %+v; want 3 instances, budget left %v s", r.Prefill, 0.09-0.0451093)
 	}
 }
