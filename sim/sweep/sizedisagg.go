@@ -190,9 +190,10 @@ func (s *sizer) searchDisagg(i int, ps *PoolSize) error {
 }
 
 // EvaluateDisagg simulates disaggregated pool i of a sized result's
-// problem at np prefill and nd decode instances on seeds 1..K and reports
-// whether all meet the targets (for tests and re-checks).
-func EvaluateDisagg(cfg SizeConfig, res *SizeResult, i, np, nd int) (bool, []SizeSeed, error) {
+// problem at np prefill and nd decode instances on seeds first..first+K−1
+// (K = cfg.Seeds) and reports whether all meet the targets (for tests and
+// re-checks on seeds the search did not use).
+func EvaluateDisagg(cfg SizeConfig, res *SizeResult, i, np, nd int, first uint64) (bool, []SizeSeed, error) {
 	s, err := newSizer(cfg, res)
 	if err != nil {
 		return false, nil, err
@@ -204,7 +205,7 @@ func EvaluateDisagg(cfg SizeConfig, res *SizeResult, i, np, nd int) (bool, []Siz
 	all := true
 	var seeds []SizeSeed
 	for k := range s.cfg.Seeds {
-		o := s.judge(i, np+nd, uint64(k+1))
+		o := s.judge(i, np+nd, first+uint64(k))
 		if o.err != nil {
 			return false, nil, o.err
 		}

@@ -6,9 +6,10 @@ import (
 )
 
 // checkDisaggAnswer checks a disaggregated size against the simulator:
-// the chosen (N_p, N_d) meets the targets on seeds 1..seeds, and one
-// decode instance fewer — and, when N_p > 1, one prefill instance fewer —
-// misses them on at least one of those seeds.
+// the chosen (N_p, N_d) meets the targets on seeds 1..seeds and on seeds
+// 101..100+seeds, which neither the search nor its confirmation used, and
+// one decode instance fewer — and, when N_p > 1, one prefill instance
+// fewer — misses them on at least one of seeds 1..seeds.
 func checkDisaggAnswer(t *testing.T, cfg SizeConfig, seeds int) *DisaggSize {
 	t.Helper()
 	res, err := Size(cfg)
@@ -23,15 +24,17 @@ func checkDisaggAnswer(t *testing.T, cfg SizeConfig, seeds int) *DisaggSize {
 	t.Logf("analytic %d + %d, simulated %d + %d (colocated: paper %d, occupancy %d)", d.PrefillAnalytic, d.DecodeAnalytic, d.Prefill, d.Decode, p.GPUsPaper, p.GPUsOccupancy)
 	check := cfg
 	check.Seeds = seeds
-	ok, s, err := EvaluateDisagg(check, res, 0, d.Prefill, d.Decode)
-	if err != nil || !ok {
-		t.Errorf("%d + %d: meets the targets %v (%+v, %v)", d.Prefill, d.Decode, ok, s, err)
+	for _, first := range []uint64{1, 101} {
+		ok, s, err := EvaluateDisagg(check, res, 0, d.Prefill, d.Decode, first)
+		if err != nil || !ok {
+			t.Errorf("%d + %d, seeds from %d: meets the targets %v (%+v, %v)", d.Prefill, d.Decode, first, ok, s, err)
+		}
 	}
-	if ok, s, err := EvaluateDisagg(check, res, 0, d.Prefill, d.Decode-1); err != nil || ok {
+	if ok, s, err := EvaluateDisagg(check, res, 0, d.Prefill, d.Decode-1, 1); err != nil || ok {
 		t.Errorf("%d + %d (one decode fewer) meets the targets (%+v, %v)", d.Prefill, d.Decode-1, s, err)
 	}
 	if d.Prefill > 1 {
-		if ok, s, err := EvaluateDisagg(check, res, 0, d.Prefill-1, d.Decode); err != nil || ok {
+		if ok, s, err := EvaluateDisagg(check, res, 0, d.Prefill-1, d.Decode, 1); err != nil || ok {
 			t.Errorf("%d + %d (one prefill fewer) meets the targets (%+v, %v)", d.Prefill-1, d.Decode, s, err)
 		}
 	}
