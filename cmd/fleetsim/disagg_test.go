@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 func TestDisaggBadInput(t *testing.T) {
@@ -162,37 +158,5 @@ func TestSizeHelpTiming(t *testing.T) {
 	code, out, _ := runCLI(t, "size", "--help")
 	if code != 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), "with --disaggregated any of auto, paper, kv, measured, calibrated") {
 		t.Errorf("exit %d; size --help does not say --disaggregated takes every preset:\n%s", code, out)
-	}
-}
-
-// TestSignalSizeDisagg: SIGTERM during size --disaggregated (its prefill
-// search under way) stops it like size: exit 1, the last stderr line
-// naming the signal, nothing on stdout and no --report file.
-func TestSignalSizeDisagg(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a process")
-	}
-	report := filepath.Join(t.TempDir(), "r.html")
-	cmd := exec.Command(os.Args[0], "size", "--disaggregated", "--method", "homo", "--rate", "40", "--slo-ttft-p99", "300ms",
-		"--slo-tpot-p99", "60ms", "--requests", "1000000", "--report", report)
-	cmd.Env = append(os.Environ(), "FLEETSIM_TEST_MAIN=1")
-	var outb, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &outb, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill() })
-	time.Sleep(2 * time.Second)
-	cmd.Process.Signal(syscall.SIGTERM)
-	code := waitExit(t, cmd)
-	lines := strings.Split(strings.TrimRight(errb.String(), "\n"), "\n")
-	if last := lines[len(lines)-1]; code != 1 || last != "fleetsim size: interrupted by SIGTERM: sizing stopped, nothing printed" {
-		t.Errorf("exit %d, stderr %q; want 1 and a last line 'interrupted by SIGTERM'", code, errb.String())
-	}
-	if outb.Len() > 0 {
-		t.Errorf("printed %d bytes on stdout after the signal", outb.Len())
-	}
-	if _, err := os.Stat(report); err == nil {
-		t.Errorf("%s written after the signal", report)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -164,13 +165,17 @@ func TestValidateExperimentStopOnSignal(t *testing.T) {
 // TestSignalsSimulationCommands is issue 20 item 1: size, capacity
 // --simulate and optimize --simulate handle a stop signal like simulate:
 // exit 1, the last stderr line naming the signal, nothing on stdout.
-// Before the fix SIGTERM killed them (exit 143, no message).
+// Before the fix SIGTERM killed them (exit 143, no message). Also size
+// --disaggregated (issue 18; its prefill search under way), whose --report
+// file must not be written.
 func TestSignalsSimulationCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
+	report := filepath.Join(t.TempDir(), "r.html")
 	for _, args := range [][]string{
 		{"size"},
+		{"size", "--disaggregated", "--method", "homo", "--rate", "40", "--slo-ttft-p99", "300ms", "--slo-tpot-p99", "60ms", "--requests", "1000000", "--report", report},
 		{"capacity", "--workload", "azure", "--rate", "150", "--requests", "2000000", "--arrival", "poisson", "--simulate", "--instances", "20,24"},
 		{"optimize", "--config", "../../examples/variants.yaml", "--simulate", "--requests", "10000000"},
 	} {
@@ -193,6 +198,9 @@ func TestSignalsSimulationCommands(t *testing.T) {
 			}
 			if outb.Len() > 0 {
 				t.Errorf("%v: printed %d bytes on stdout after the signal; want none", args, outb.Len())
+			}
+			if slices.Contains(args, report) && fileExists(report) {
+				t.Errorf("%v: %s written after the signal", args, report)
 			}
 		})
 	}
