@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
@@ -185,8 +186,13 @@ func applyPlan(path, method string, ownWorkload bool, cfg *sim.Config) (planRout
 		w.Rate = h.Rate
 		keys.rate = true
 	}
-	if h.Timing != "" {
-		cfg.Timing = h.Timing
+	// A plan is checked under the timing that sized it: the planners'
+	// (kv or paper, recorded in the plan), kv when a plan does not say —
+	// never the simulator's default auto, which charges prompt tokens the
+	// planners do not.
+	cfg.Timing = h.Timing
+	if cfg.Timing == "" {
+		cfg.Timing = catalog.DefaultTiming
 	}
 	if h.InputFraction > 0 {
 		w.Split, w.InputFraction = workload.SplitFixedName, h.InputFraction
