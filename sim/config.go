@@ -195,10 +195,11 @@ var (
 // router at B_short = 4,096) serving the built-in Azure CDF at 1,000 req/s
 // (Poisson), 100,000 requests, under the auto timing preset, which charges
 // prompt tokens (catalog.TimingKVPrefill for the a100 profile). The pools'
-// counts, 161 short and 153 long, are the smallest at which each pool holds
-// under that timing on seeds 1-3: the short pool's P99 TTFT within the SLO
-// (0.5 s), the long pool's slot utilization within the papers' cap 0.85
-// (its P99 TTFT cannot reach 0.5 s at any count; docs/experiments.md,
+// counts, 161 short and 153 long, were found by bisection with simulate
+// under that timing: the smallest short count whose P99 TTFT is within
+// the SLO (0.5 s; seed 1) and the smallest long count whose slot
+// utilization is within the papers' cap 0.85 on seeds 1-3 (its P99 TTFT
+// cannot reach 0.5 s at any count; docs/experiments.md,
 // "The default fleet"). Seed 1, the length router (p_c = router.DefaultPC
 // = 1 should a file or flag switch to C&R), central dispatch, 20% warm-up
 // and the SLO P99 TTFT <= 0.5 s (FleetOpt §7.1), P99 TPOT <= 0.08 s
