@@ -170,10 +170,16 @@ func (f *simFlags) base() (sim.Config, error) {
 	}
 	for _, fl := range []string{"config", "pool", "plan", "timing"} {
 		if f.fs.Changed(fl) {
-			return sim.Config{}, fmt.Errorf("--%s: not with --compat papers, which fixes the fleet (%s) and the timing (kv); give one of them", fl, poolsString(sim.PapersDefaults().Pools))
+			return sim.Config{}, compatConflict("--" + fl)
 		}
 	}
 	return sim.PapersDefaults(), nil
+}
+
+// compatConflict is the error of an input (what: a flag, or a sweep file's
+// scenario) that would replace what --compat papers fixes.
+func compatConflict(what string) error {
+	return fmt.Errorf("%s: not with --compat papers, which fixes the fleet (%s) and the timing (kv); give one of them", what, poolsString(sim.PapersDefaults().Pools))
 }
 
 // scenario builds the run's configuration: defaults, then the scenario file,
