@@ -525,7 +525,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		}
 	} else {
 		fmt.Fprintf(stdout, "fleetsim %s: %d requests, %s workload, seed %d, %s timing, simulated %.1f s\n\n",
-			version, sum.Requests, workloadName(cfg.Workload), cfg.Seed, timingLabel(cfg), sum.SimTimeS)
+			version, sum.Requests, workloadName(cfg.Workload), cfg.Seed, cfg.TimingLabel(), sum.SimTimeS)
 		if err := export.WriteTable(stdout, sum); err != nil {
 			return err
 		}

@@ -140,7 +140,7 @@ func TestTimingLabel(t *testing.T) {
 		{catalog.TimingAuto, []sim.PoolConfig{l40s}, "auto (kv: prompt tokens free)"},
 		{catalog.TimingKV, []sim.PoolConfig{paper}, "kv"},
 	} {
-		if got := timingLabel(sim.Config{Timing: c.timing, Pools: c.pools}); got != c.want {
+		if got := (sim.Config{Timing: c.timing, Pools: c.pools}).TimingLabel(); got != c.want {
 			t.Errorf("%s %d pools: %q, want %q", c.timing, len(c.pools), got, c.want)
 		}
 	}
