@@ -195,6 +195,11 @@ func (f *simFlags) scenario() (sim.Config, error) {
 		if keys, err = loadScenario(f.config, &cfg); err != nil {
 			return cfg, err
 		}
+		for _, fl := range []string{"pool", "plan", "timing"} {
+			if keys.compat && f.fs.Changed(fl) {
+				return cfg, fileCompatConflict("--" + fl)
+			}
+		}
 	}
 	ch := f.fs.Changed
 	w := &cfg.Workload
