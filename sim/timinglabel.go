@@ -13,8 +13,10 @@ import (
 // profiles: their W and H plus the calibrated prompt-token cost of the
 // instance each stands for), "auto (kv + calibrated prefill, calibrated)"
 // or "kv (measured, kv)"; a pool that auto resolves to a preset charging
-// no prompt tokens (a profile file's constants: kv) is flagged. A preset
-// the user named for the whole run is printed as given.
+// no prompt tokens (a profile file's constants: kv) is flagged, and a pool
+// whose timing a variant profile replaces (PoolConfig.Profile) says
+// "variant profile". A preset the user named for the whole run, where no
+// pool departs from it, is printed as given.
 func (c Config) TimingLabel() string {
 	var got []string
 	own := false
@@ -26,7 +28,11 @@ func (c Config) TimingLabel() string {
 		own = own || p.Timing != ""
 		preset := p.TimingOf(c.Timing)
 		r := g.ResolveTiming(preset)
-		if preset == catalog.TimingAuto && (r == catalog.TimingKV || r == catalog.TimingPaper) {
+		switch {
+		case p.Override != nil && p.Override.Timing != nil:
+			// a variant profile's W = α, H_seq = β, P = δ: no preset applies
+			r, own = "variant profile", true
+		case preset == catalog.TimingAuto && (r == catalog.TimingKV || r == catalog.TimingPaper):
 			r += ": prompt tokens free" // auto charges them where it can; say where it does not
 		}
 		if !slices.Contains(got, r) {
