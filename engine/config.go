@@ -75,11 +75,20 @@ func (c Config) Validate() error {
 	if !(c.Timing.W >= MinIterationS) {
 		return fmt.Errorf("engine: Timing.W = %v, must be >= %g (every iteration takes at least one picosecond, the engine's time unit; seconds)", c.Timing.W, MinIterationS)
 	}
-	// The longest iteration: every slot active and prefilling a full chunk,
-	// the whole KV cache held.
+	// The longest iteration: every slot active and prefilling a full chunk
+	// (of at most MaxModelLen tokens, and no more prompt tokens in all than
+	// the KV cache holds: each is written to a block of its own), holding
+	// the most KV tokens it can: the whole KV cache, or with a prefix cache,
+	// whose blocks sequences share (each counts its whole context), every
+	// slot at MaxModelLen tokens if that is more.
 	tm := c.Timing
-	worst := tm.W + tm.HSeq*float64(c.MaxSeqs) + tm.HKV*float64(c.KVBlocks)*float64(c.BlockTokens) +
-		tm.P*float64(c.MaxSeqs)*float64(c.ChunkTokens)
+	kvTokens := float64(c.KVBlocks) * float64(c.BlockTokens)
+	prefill := min(float64(c.MaxSeqs)*float64(min(c.ChunkTokens, c.MaxModelLen)), kvTokens)
+	held := kvTokens
+	if c.CacheBlocks > 0 {
+		held = max(held, float64(c.MaxSeqs)*float64(c.MaxModelLen))
+	}
+	worst := tm.W + tm.HSeq*float64(c.MaxSeqs) + tm.HKV*held + tm.P*prefill
 	if !(worst <= MaxIterationS) {
 		return fmt.Errorf("engine: Timing %+v: the longest iteration takes %.4g s, must be <= %g s (MaxIterationS)", tm, worst, float64(MaxIterationS))
 	}

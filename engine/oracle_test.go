@@ -79,6 +79,10 @@ type oracle struct {
 	hits      int64 // admissions that found at least one cached block
 	unused    int   // cached blocks nobody uses (checked against the map)
 	prefilled int64 // prefilled admissions
+
+	// The most prompt tokens and KV tokens (the timing's kv_tokens) of any
+	// iteration so far, for the bounds Config.Validate assumes.
+	maxPrefill, maxKV int
 }
 
 // oBlock is a cached block in the oracle.
@@ -466,6 +470,7 @@ func (o *oracle) iterate(out []Result) []Result {
 			change = change || s.generated+1 == s.res.Job.Out
 		}
 	}
+	o.maxPrefill, o.maxKV = max(o.maxPrefill, prefill), max(o.maxKV, kvTokens)
 	// The iteration-time model in picoseconds, and the time rule of
 	// docs/model.md: a change iteration lasts its duration rounded to the
 	// picosecond; the others form runs whose starts are computed from the

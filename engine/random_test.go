@@ -96,6 +96,22 @@ func checkStats(e *Engine, o *oracle) error {
 	if s.Running > e.cfg.MaxSeqs {
 		return fmt.Errorf("running %d > MaxSeqs %d", s.Running, e.cfg.MaxSeqs)
 	}
+	// Config.Validate's longest iteration counts at most MaxSeqs chunks
+	// of at most MaxModelLen tokens and no more prompt tokens than the KV
+	// cache holds, and at most the KV cache's tokens (with a prefix
+	// cache, whose shared blocks every sequence counts: MaxSeqs ×
+	// MaxModelLen if more).
+	kvTokens := e.cfg.KVBlocks * e.cfg.BlockTokens
+	if b := min(e.cfg.MaxSeqs*min(e.cfg.ChunkTokens, e.cfg.MaxModelLen), kvTokens); o.maxPrefill > b {
+		return fmt.Errorf("an iteration prefilled %d tokens, above the bound %d Config.Validate assumes", o.maxPrefill, b)
+	}
+	held := kvTokens
+	if e.cfg.CacheBlocks > 0 {
+		held = max(held, e.cfg.MaxSeqs*e.cfg.MaxModelLen)
+	}
+	if o.maxKV > held {
+		return fmt.Errorf("an iteration held %d KV tokens, above the bound %d Config.Validate assumes", o.maxKV, held)
+	}
 	unused := 0
 	for _, b := range o.cached {
 		if b.ref == 0 {

@@ -24,7 +24,8 @@ const MaxArrival Time = 1 << 62
 
 // MaxIterationS bounds the duration of one iteration in seconds: Config.
 // Validate refuses timings whose longest iteration (every slot busy, the
-// whole KV cache held, every slot prefilling a full chunk) exceeds it.
+// whole KV cache held, every slot prefilling a full chunk, within the
+// bounds Validate states) exceeds it.
 const MaxIterationS = 1e3
 
 // maxIterationPS is MaxIterationS in picoseconds.

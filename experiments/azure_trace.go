@@ -35,7 +35,7 @@ func AzureTrace(o Options) ([]Table, error) {
 		return nil, err
 	}
 	seed := o.seed(1)
-	cfg := sim.Defaults()
+	cfg := sim.PapersDefaults() // the papers' convention: kv timing
 	cfg.Seed = seed
 	cfg.Workload = workload.Spec{CDF: "azure", Rate: traceRate, Requests: workload.Azure2023Requests}
 	cfg.Pools = nil

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -15,9 +16,23 @@ func TestDefaultsValid(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatalf("Defaults() is invalid: %v", err)
 	}
-	// FleetOpt paper Table 5, pool routing (PR): 43 short + 131 long A100s.
-	if len(c.Pools) != 2 || c.Pools[0].Count != 43 || c.Pools[1].Count != 131 {
-		t.Errorf("default pools %+v, want FleetOpt PR fleet 43 + 131", c.Pools)
+	// The PR shape re-sized for prompt tokens charged (issue 21,
+	// docs/experiments.md "The default fleet"): 161 short + 153 long A100s.
+	if len(c.Pools) != 2 || c.Pools[0].Count != 161 || c.Pools[1].Count != 153 || c.Timing != catalog.TimingAuto {
+		t.Errorf("default pools %+v timing %s, want 161 + 153 under auto", c.Pools, c.Timing)
+	}
+	// FleetOpt paper Table 5, pool routing (PR): 43 short + 131 long A100s,
+	// under kv: Defaults but for the counts and the timing.
+	p := PapersDefaults()
+	if err := p.Validate(); err != nil {
+		t.Fatalf("PapersDefaults() is invalid: %v", err)
+	}
+	if len(p.Pools) != 2 || p.Pools[0].Count != 43 || p.Pools[1].Count != 131 || p.Timing != catalog.TimingKV {
+		t.Errorf("papers' pools %+v timing %s, want FleetOpt PR fleet 43 + 131 under kv", p.Pools, p.Timing)
+	}
+	p.Pools[0].Count, p.Pools[1].Count, p.Timing = c.Pools[0].Count, c.Pools[1].Count, c.Timing
+	if !reflect.DeepEqual(p, c) {
+		t.Errorf("Defaults %+v and PapersDefaults %+v differ beyond counts and timing", c, p)
 	}
 }
 

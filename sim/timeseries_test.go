@@ -111,7 +111,7 @@ func compareSeriesRuns(t *testing.T, name string, cfg Config, dts ...float64) {
 // pool), completions and rejections to the records; every interval is on the
 // grid, gauges within the pools' capacity.
 func TestSeriesCountsAddUp(t *testing.T) {
-	cfg := Defaults()
+	cfg := PapersDefaults() // its slot counts below are the papers' fleet's
 	cfg.Timing = "kv"
 	cfg.Workload.Requests = 20_000
 	recs, s, rows := runSeries(t, cfg, DefaultSeriesIntervalS)

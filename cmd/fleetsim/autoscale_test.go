@@ -19,12 +19,13 @@ import (
 // TestAutoscaleStaticIsBaseline: --autoscale static (flag or scenario key)
 // schedules no control tick: requests.parquet is byte-identical to the
 // baseline binary of commit c9db118 (the sha256 TestRateProfileConstIsBaseline
-// pins for `simulate --timing kv --requests 5000`), and summary.json is the
+// pins for `simulate --timing kv --requests 5000` on c9db118's default
+// fleet, the papers': papersFleet), and summary.json is the
 // run's without the flag, byte for byte.
 func TestAutoscaleStaticIsBaseline(t *testing.T) {
 	const wantParquet = "9bc346425a19196a8b57520d12858591adc8fb6e5032b88c01523f74bdb84cb0"
 	dir := t.TempDir()
-	base := []string{"simulate", "--timing", "kv", "--requests", "5000"}
+	base := append([]string{"simulate", "--requests", "5000"}, papersFleet...)
 	run := func(name string, extra ...string) string {
 		out := filepath.Join(dir, name)
 		if code, _, stderr := runCLI(t, append(append(append([]string(nil), base...), extra...), "--out", out)...); code != 0 {

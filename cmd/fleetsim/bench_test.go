@@ -22,7 +22,7 @@ func BenchmarkSimulate(b *testing.B) {
 			name = "no-parquet"
 		}
 		b.Run(name, func(b *testing.B) {
-			args := []string{"simulate", "--requests", strconv.Itoa(n), "--out", b.TempDir()}
+			args := []string{"simulate", "--compat", "papers", "--requests", strconv.Itoa(n), "--out", b.TempDir()}
 			if !parquet {
 				args = append(args, "--no-parquet")
 			}
@@ -37,8 +37,9 @@ func BenchmarkSimulate(b *testing.B) {
 }
 
 // BenchmarkParquetOverhead is issue 9's Parquet acceptance: 1,000,000
-// requests of the default scenario (Azure at 1,000 req/s on the FleetOpt
-// pool-routing fleet, kv timing) through the CLI, with and without
+// requests of the papers' default scenario (--compat papers: Azure at 1,000
+// req/s on the FleetOpt pool-routing fleet, kv timing; the default run
+// before issue 21) through the CLI, with and without
 // requests.parquet, alternating within each iteration so that both see the
 // same machine load. It reports each one's simulated requests per
 // wall-clock second and their ratio (target: parquet/no-parquet >= 0.85),
@@ -55,7 +56,7 @@ func BenchmarkParquetOverhead(b *testing.B) {
 	var cpuWith, cpuWithout float64
 	for b.Loop() {
 		for _, parquet := range []bool{true, false} {
-			args := []string{"simulate", "--requests", strconv.Itoa(n), "--out", dir}
+			args := []string{"simulate", "--compat", "papers", "--requests", strconv.Itoa(n), "--out", dir}
 			if !parquet {
 				args = append(args, "--no-parquet")
 			}

@@ -13,10 +13,13 @@ import (
 // the bytes the baseline binary built from commit c9db118 wrote (issue 20:
 // the speed and memory work must not change any result). The sha256 sums
 // are of `fleetsim simulate --timing kv ARGS --out D` run with that binary
-// (/work/bin/fleetsim-base); --timing kv is explicit so that a change of the
-// default preset does not move them. The cases cover central, jsq and rr
-// dispatch, compress-and-route, an overloaded pool (its drain) and an
-// enforce-mode stop.
+// (/work/bin/fleetsim-base), whose default fleet was the papers'. The runs
+// here name the papers' convention explicitly, so that the default
+// scenario's change (issue 21: auto charges prompt tokens, the fleet
+// re-sized) does not move them: --compat papers on the default fleet (which
+// so reproduces c9db118's default run), --timing kv with --pool. The cases
+// cover central, jsq and rr dispatch, compress-and-route, an overloaded pool
+// (its drain) and an enforce-mode stop.
 func TestRequestsByteIdenticalC9DB118(t *testing.T) {
 	cases := []struct{ args, sha string }{
 		{"--requests 20000", "2f4354ecdf5200cb860c100f5a153be9d60d54ab8a49051e3c555fb9e4aee781"},
@@ -28,7 +31,11 @@ func TestRequestsByteIdenticalC9DB118(t *testing.T) {
 	}
 	for _, c := range cases {
 		out := filepath.Join(t.TempDir(), "D")
-		args := append([]string{"simulate", "--timing", "kv"}, strings.Fields(c.args)...)
+		conv := []string{"--compat", "papers"}
+		if strings.Contains(c.args, "--pool") {
+			conv = []string{"--timing", "kv"}
+		}
+		args := append(append([]string{"simulate"}, conv...), strings.Fields(c.args)...)
 		args = append(args, "--out", out, "--format", "json")
 		// An enforce-mode stop writes its outputs and exits 3 (issue 19).
 		want := 0
@@ -48,3 +55,7 @@ func TestRequestsByteIdenticalC9DB118(t *testing.T) {
 		}
 	}
 }
+
+// papersFleet are the flags of the papers' default scenario (sim.PapersDefaults)
+// for a run that also reads a scenario file (--compat papers takes none).
+var papersFleet = []string{"--timing", "kv", "--pool", "short:a100:43:4096", "--pool", "long:a100:131:65536"}

@@ -271,10 +271,14 @@ func writeCatalogList(w io.Writer, format string) error {
 		m, _ := catalog.LookupModel(n)
 		ms = append(ms, m)
 	}
-	var ps []catalog.GPU
+	var ps []profileListRow
 	for _, n := range catalog.GPUNames() {
 		g, _ := catalog.LookupGPU(n)
-		ps = append(ps, g)
+		r := profileListRow{GPU: g}
+		if p, ok, err := g.PrefillCost(); ok && err == nil {
+			r.PrefillS, r.PrefillSource = p, g.Stands.Describe()
+		}
+		ps = append(ps, r)
 	}
 	if format == "json" {
 		enc := json.NewEncoder(w)
@@ -282,7 +286,7 @@ func writeCatalogList(w io.Writer, format string) error {
 		return enc.Encode(struct {
 			GPUs     []catalog.Hardware `json:"gpus"`
 			Models   []catalog.Model    `json:"models"`
-			Profiles []catalog.GPU      `json:"profiles"`
+			Profiles []profileListRow   `json:"profiles"`
 		}{hws, ms, ps})
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -316,9 +320,28 @@ func writeCatalogList(w io.Writer, format string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, "\nPrompt tokens under the default timing (auto: kv + calibrated prefill), P per prompt token:")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "profile\tP µs/token\tsource\t")
+	for _, g := range ps {
+		if g.PrefillSource != "" {
+			fmt.Fprintf(tw, "%s\t%.2f\t%s\t\n", g.Name, g.PrefillS*1e6, g.PrefillSource)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
 	fmt.Fprintln(w, "\nThe profiles above are what a bare --gpu NAME means; another bare GPU name is its specification serving "+catalog.DefaultModel+".")
 	fmt.Fprintln(w, "Computed profiles: GPU/MODEL/tpN (e.g. h100/llama-3.1-70b/tp4); see 'fleetsim catalog profile --help'.")
 	return nil
+}
+
+// profileListRow is a hand-written profile in the catalog listing, with the
+// per-prompt-token cost the default timing charges it (catalog.GPU.PrefillCost).
+type profileListRow struct {
+	catalog.GPU
+	PrefillS      float64 `json:"prefill_s_per_token,omitempty"` // P under auto, s per prompt token
+	PrefillSource string  `json:"prefill_source,omitempty"`      // where P comes from
 }
 
 // writeInstanceNote adds, under a plan table, the arithmetic of the GPUs

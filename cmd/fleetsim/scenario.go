@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fleetsim/fleetsim/pools/catalog"
 	"github.com/fleetsim/fleetsim/pools/fleetopt"
 	"github.com/fleetsim/fleetsim/router"
 	"github.com/fleetsim/fleetsim/sim"
@@ -24,6 +25,42 @@ import (
 // default CDF; a trace without a rate replays its own timestamps).
 type scenarioKeys struct {
 	cdf, trace, rate bool
+	compat           bool // compat: papers (the file starts from sim.PapersDefaults)
+}
+
+// scenarioFile is what a scenario file may hold: the scenario's keys
+// (sim.Config) and compat, which, like --compat, starts the scenario from
+// the papers' (sim.PapersDefaults) instead of the default.
+type scenarioFile struct {
+	sim.Config
+	Compat string `json:"compat"`
+}
+
+// fileCompat applies a scenario file's compat key (removing it from top):
+// "papers" replaces cfg by sim.PapersDefaults, whose fleet and timing the
+// file's pools and timing keys may not replace.
+func fileCompat(top map[string]any, cfg *sim.Config) (bool, error) {
+	v, ok := top["compat"]
+	if !ok {
+		return false, nil
+	}
+	delete(top, "compat")
+	if s, _ := v.(string); s != CompatPapers {
+		return false, fmt.Errorf("compat = %q: allowed: papers (or leave it out)", fmt.Sprint(v))
+	}
+	for _, k := range []string{"pools", "timing"} {
+		if _, ok := top[k]; ok {
+			return false, fileCompatConflict(k)
+		}
+	}
+	*cfg = sim.PapersDefaults()
+	return true, nil
+}
+
+// fileCompatConflict is the error of an input (what: a key or a flag)
+// that would replace what a scenario file's compat: papers fixes.
+func fileCompatConflict(what string) error {
+	return fmt.Errorf("%s: not with compat: papers, which fixes the fleet (%s) and the timing (kv); give one of them", what, poolsString(sim.PapersDefaults().Pools))
 }
 
 // loadScenario overlays the scenario file at path (YAML, or JSON when the
@@ -63,7 +100,10 @@ func decodeScenario(path string, data []byte, cfg *sim.Config) (scenarioKeys, er
 	if !ok {
 		return keys, fmt.Errorf("--config %s: not a %s mapping of scenario keys (want keys such as workload, pools, router, timing, seed)", path, format)
 	}
-	if err := checkTree(top, reflect.TypeOf(*cfg), ""); err != nil {
+	if err := checkTree(top, reflect.TypeOf(scenarioFile{}), ""); err != nil {
+		return fail(err)
+	}
+	if keys.compat, err = fileCompat(top, cfg); err != nil {
 		return fail(err)
 	}
 	if wl, ok := top["workload"].(map[string]any); ok {
@@ -201,8 +241,13 @@ func applyPlan(path, method string, ownWorkload bool, cfg *sim.Config) (planRout
 		w.Rate = h.Rate
 		keys.rate = true
 	}
-	if h.Timing != "" {
-		cfg.Timing = h.Timing
+	// A plan is checked under the timing that sized it: the planners'
+	// (kv or paper, recorded in the plan), kv when a plan does not say —
+	// never the simulator's default auto, which charges prompt tokens the
+	// planners do not.
+	cfg.Timing = h.Timing
+	if cfg.Timing == "" {
+		cfg.Timing = catalog.DefaultTiming
 	}
 	if h.InputFraction > 0 {
 		w.Split, w.InputFraction = workload.SplitFixedName, h.InputFraction

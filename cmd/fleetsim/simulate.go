@@ -43,6 +43,7 @@ type simFlags struct {
 	seed       uint64
 	pools      []string
 	timing     string
+	compat     string
 	dispatch   string
 	queueLimit int
 	router     string
@@ -82,7 +83,8 @@ func newSimFlags() *simFlags {
 	fs.IntVar(&f.requests, "requests", d.Workload.Requests, "number of requests (a trace may hold fewer)")
 	fs.Uint64Var(&f.seed, "seed", d.Seed, "random seed; the same seed gives byte-identical outputs")
 	fs.StringArrayVar(&f.pools, "pool", nil, "a pool `NAME:GPU:COUNT:MAXCTX` (repeatable; replaces the default pools "+poolsString(d.Pools)+")")
-	fs.StringVar(&f.timing, "timing", d.Timing, "iteration timing preset: auto (calibrated for computed A100/H100 instances, else kv), kv (t = W + H/8192·kv_tokens), paper (t = W + H·n_active), measured or calibrated (computed instances with data; prompt tokens charged)")
+	fs.StringVar(&f.timing, "timing", d.Timing, "iteration timing preset: auto (prompt tokens charged: calibrated for computed A100/H100 instances, kv + calibrated prefill for the hand-written profiles, else kv), kv (t = W + H/8192·kv_tokens), paper (t = W + H·n_active), measured or calibrated (computed instances with data; prompt tokens charged)")
+	fs.StringVar(&f.compat, "compat", "", "papers: run the papers' default scenario (their fleet "+poolsString(sim.PapersDefaults().Pools)+" under kv timing, prompt tokens free) in place of the default; not with --config, --pool, --plan or --timing")
 	fs.StringVar(&f.dispatch, "dispatch", sim.DispatchCentral, "dispatch inside every pool: central (one FCFS queue), jsq (join shortest queue) or rr (round robin)")
 	fs.IntVar(&f.queueLimit, "queue-limit", 0, "most requests waiting in each pool; arrivals beyond it are rejected (0: no limit)")
 	fs.StringVar(&f.router, "router", d.Router.Kind, "router: length, token-budget, spillover or cr (docs/router.md)")
@@ -124,8 +126,10 @@ Simulates a fleet of GPU pools serving a workload, iteration by iteration,
 and writes DIR/requests.parquet (one row per request) and DIR/summary.json
 (config, seed, version, per-pool metrics). Without flags it runs the default
 scenario: the Azure CDF at 1,000 req/s, 100,000 requests, the FleetOpt
-pool-routing fleet short:a100:43:4096 + long:a100:131:65536, kv timing,
-seed 1, output in ./out.
+pool-routing shape sized for prompt tokens charged, short:a100:161:4096 +
+long:a100:153:65536, auto timing (kv + calibrated prefill), seed 1, output
+in ./out. --compat papers runs the papers' fleet short:a100:43:4096 +
+long:a100:131:65536 under kv timing instead (docs/model.md, presets).
 
 Settings apply in order: defaults, then --config FILE, then flags. Bad input
 exits with status 2, one line on stderr, and writes no file.
@@ -154,15 +158,47 @@ func parsePool(s string) (sim.PoolConfig, error) {
 	return sim.PoolConfig{Name: parts[0], GPU: parts[1], Count: count, MaxContext: maxCtx}, nil
 }
 
+// base is the scenario the run starts from: sim.Defaults, or with
+// --compat papers sim.PapersDefaults (the papers' fleet and kv timing),
+// which the flags that would replace its fleet or timing may not join.
+func (f *simFlags) base() (sim.Config, error) {
+	if !f.fs.Changed("compat") {
+		return sim.Defaults(), nil
+	}
+	if f.compat != CompatPapers {
+		return sim.Config{}, fmt.Errorf("--compat %q: allowed: papers (or leave it out)", f.compat)
+	}
+	for _, fl := range []string{"config", "pool", "plan", "timing"} {
+		if f.fs.Changed(fl) {
+			return sim.Config{}, compatConflict("--" + fl)
+		}
+	}
+	return sim.PapersDefaults(), nil
+}
+
+// compatConflict is the error of an input (what: a flag, or a sweep file's
+// scenario) that would replace what --compat papers fixes.
+func compatConflict(what string) error {
+	return fmt.Errorf("%s: not with --compat papers, which fixes the fleet (%s) and the timing (kv); give one of them", what, poolsString(sim.PapersDefaults().Pools))
+}
+
 // scenario builds the run's configuration: defaults, then the scenario file,
 // then the flags that were given. It does not validate.
 func (f *simFlags) scenario() (sim.Config, error) {
-	cfg := sim.Defaults()
+	cfg, err := f.base()
+	if err != nil {
+		return cfg, err
+	}
 	var keys scenarioKeys
 	if f.config != "" {
 		var err error
 		if keys, err = loadScenario(f.config, &cfg); err != nil {
 			return cfg, err
+		}
+		for _, fl := range []string{"pool", "plan", "timing"} {
+			if keys.compat && f.fs.Changed(fl) {
+				return cfg, fileCompatConflict("--" + fl)
+			}
 		}
 	}
 	ch := f.fs.Changed
@@ -373,7 +409,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	}
 	info := export.FileInfo{
 		Version: version,
-		Meta:    map[string]string{export.MetaSeed: strconv.FormatUint(cfg.Seed, 10), export.MetaScenario: string(scen)},
+		Meta:    timingMeta(cfg, map[string]string{export.MetaSeed: strconv.FormatUint(cfg.Seed, 10), export.MetaScenario: string(scen)}),
 		// The prefix-cache/disaggregation columns (docs/prefix.md).
 		Extended: cfg.ExtendedRecords(),
 	}
@@ -494,7 +530,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		}
 	} else {
 		fmt.Fprintf(stdout, "fleetsim %s: %d requests, %s workload, seed %d, %s timing, simulated %.1f s\n\n",
-			version, sum.Requests, workloadName(cfg.Workload), cfg.Seed, timingLabel(cfg), sum.SimTimeS)
+			version, sum.Requests, workloadName(cfg.Workload), cfg.Seed, cfg.TimingLabel(), sum.SimTimeS)
 		if err := export.WriteTable(stdout, sum); err != nil {
 			return err
 		}

@@ -101,7 +101,15 @@ func newSweepFlags() *sweepFlags {
 	fs.Float64Var(&f.rateTol, "rate-tol", 0.01, "--find-max-rate: stop bisecting when the bracket is within this fraction of the rate, in (0, 1)")
 	fs.IntVar(&f.satRequest, "saturation-requests", 0, "--find-max-rate: requests of the saturation run (0: 20 × the fleet's slots, at least 1,000)")
 	f.sim.fs.VisitAll(func(fl *pflag.Flag) {
-		if !slices.Contains(sweepOnlyFlags, fl.Name) {
+		switch {
+		case fl.Name == "compat":
+			// sweep's own help (its --timing is an axis); grid copies
+			// Changed back to simulate's flag, which base reads.
+			c := *fl
+			c.Usage = "papers: start the grid from the papers' default scenario (their fleet " + poolsString(sim.PapersDefaults().Pools) +
+				" under kv timing, prompt tokens free) in place of the default; the axes (--rates, --pool-counts, --timing LIST, ...) still vary it; not with --config, a sweep file's scenario, --pool or --plan"
+			fs.AddFlag(&c)
+		case !slices.Contains(sweepOnlyFlags, fl.Name):
 			fs.AddFlag(fl)
 		}
 	})
@@ -200,8 +208,14 @@ func (f *sweepFlags) grid() (*sweep.Grid, sweep.Shard, error) {
 			return nil, sweep.Shard{}, err
 		}
 		if file.scenario != "" && !f.fs.Changed("config") {
+			if f.fs.Changed("compat") && f.sim.compat == CompatPapers {
+				return nil, sweep.Shard{}, compatConflict(fmt.Sprintf("--sweep %s: its scenario %s", f.file, file.scenario))
+			}
 			f.sim.config = file.scenario
 		}
+	}
+	if f.fs.Changed("compat") {
+		f.sim.fs.Lookup("compat").Changed = true // sweep's copy of the flag (newSweepFlags)
 	}
 	base, err := f.sim.scenario()
 	if err != nil {

@@ -95,11 +95,13 @@ func TestFittedPresets(t *testing.T) {
 }
 
 // TestAutoTiming: the simulator's default preset is the calibrated roofline
-// for computed A100/H100 instances (prompt tokens charged) and kv, exactly,
-// for every other profile — the papers' hand-written a100 among them.
+// for computed A100/H100 instances, kv + calibrated prefill for the
+// hand-written profiles (the papers' a100 among them; prompt tokens charged
+// in both) and kv, exactly, for a computed instance on another GPU.
 func TestAutoTiming(t *testing.T) {
 	for _, c := range []struct{ gpu, want string }{
-		{"a100", TimingKV}, {"h100-est", TimingKV}, {"mi300x", TimingKV}, {"h100", TimingCalibrated}, // bare h100: h100/llama-3.1-70b (issue 19)
+		{"a100", TimingKVPrefill}, {"h100-est", TimingKVPrefill}, {"mi300x", TimingKVPrefill}, {"a10g", TimingKVPrefill},
+		{"h100", TimingCalibrated}, // bare h100: h100/llama-3.1-70b (issue 19)
 		{"a100/llama-3.1-70b/tp4", TimingCalibrated}, {"h100/llama-3.1-8b/tp1", TimingCalibrated},
 		{"l40s/llama-3.1-8b/tp1", TimingKV},
 	} {
@@ -115,7 +117,7 @@ func TestAutoTiming(t *testing.T) {
 		if err1 != nil || err2 != nil || auto != want {
 			t.Errorf("%s: auto %+v (%v), %s %+v (%v)", c.gpu, auto, err1, c.want, want, err2)
 		}
-		if c.want == TimingCalibrated && !(auto.Timing.P > 0) {
+		if c.want != TimingKV && !(auto.Timing.P > 0) {
 			t.Errorf("%s: auto charges no prompt tokens: %+v", c.gpu, auto.Timing)
 		}
 	}

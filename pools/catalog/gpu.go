@@ -39,6 +39,11 @@ type GPU struct {
 	// hand-written profiles): the measured and calibrated timing presets
 	// need its GPU, model and TP.
 	Inst *Instance `json:"-" yaml:"-"`
+	// Stands, for a hand-written profile, names the physical instance it
+	// describes; TimingAuto charges its prompt tokens at that instance's
+	// calibrated cost (PrefillCost). Nil for computed profiles and
+	// profile files.
+	Stands *StandsFor `json:"-" yaml:"-"`
 }
 
 // GPUsPerInstance returns TP, or 1 for a profile that does not state it.
@@ -51,24 +56,31 @@ var catalog = map[string]GPU{
 		W: 0.008, H: 0.00065, KVBlocks: 65536, MaxSlots: 128, CalibCtx: 8192,
 		ChunkTokens: 512, BlockTokens: 16, CostPerHour: 2.21,
 		Source: "FleetOpt paper §7.1; token-budget paper App. A",
+		// 65,536 blocks and W = 8 ms describe a TP8 node (docs/catalog.md §4c)
+		Stands: &StandsFor{Instance: "a100/llama-3-70b/tp8", CalibGPU: "a100"},
 	},
 	"h100-est": {
 		Name: "h100-est", Description: "NVIDIA H100-80GB SXM serving Llama-3-70B (fp16 KV)",
 		W: 0.0048, H: 0.00039, KVBlocks: 65536, MaxSlots: 128, CalibCtx: 8192,
 		ChunkTokens: 512, BlockTokens: 16, CostPerHour: 3.90,
 		Source: "estimate: A100 constants scaled by HBM bandwidth (3.35/2.04 TB/s); not from the papers",
+		Stands: &StandsFor{Instance: "h100/llama-3-70b/tp8", CalibGPU: "h100"},
 	},
 	"a10g": {
 		Name: "a10g", Description: "NVIDIA A10G-24GB serving Llama-3-8B (fp16 KV)",
 		W: 0.006, H: 0.00050, KVBlocks: 2688, MaxSlots: 5, CalibCtx: 8192,
 		ChunkTokens: 512, BlockTokens: 16, CostPerHour: 1.01,
 		Source: "estimate: 24 GB*0.9 - 16 GB weights at 128 KiB/token; not from the papers",
+		// Llama-3.1-8B has Llama-3-8B's layers; no A10G data: A100's (Ampere) calibration
+		Stands: &StandsFor{Instance: "a10g/llama-3.1-8b/tp1", CalibGPU: "a100", Estimate: true},
 	},
 	"mi300x": {
 		Name: "mi300x", Description: "AMD MI300X-192GB TP=8 node serving Qwen3-235B-A22B (fp8 KV)",
 		W: 0.010, H: 0.00050, KVBlocks: 346112, MaxSlots: 676, CalibCtx: 8192,
 		ChunkTokens: 512, BlockTokens: 16, CostPerHour: 8 * 3.67,
 		Source: "token-budget paper §4.7 (676 sequences at 8K, $3.67/GPU-hr x 8); W, H estimated",
+		// no MI300X data: H100's (HBM3, the same generation) calibration
+		Stands: &StandsFor{Instance: "mi300x/qwen3-235b-a22b-fp8kv/tp8", CalibGPU: "h100", Estimate: true},
 	},
 }
 
@@ -174,11 +186,14 @@ const (
 	// (CalibratedRoofline) of a computed instance on a GPU with a stored
 	// calibration: prompt tokens are charged (P > 0).
 	TimingCalibrated = "calibrated"
-	// TimingAuto is the simulator's default: TimingCalibrated for a
+	// TimingAuto is the simulator's default, which charges prompt tokens
+	// wherever the catalog knows their cost: TimingCalibrated for a
 	// computed instance on a GPU with a stored calibration (A100, H100)
-	// at the default efficiencies, which charges prompt tokens; TimingKV
-	// for every other profile (the papers' hand-written ones among them,
-	// and profile files that state their own efficiencies).
+	// at the default efficiencies; TimingKVPrefill for a hand-written
+	// profile (the papers' a100 among them: its W and H, plus the
+	// calibrated prefill cost of the instance it stands for); TimingKV
+	// for every other profile (profile files, and computed instances on
+	// other GPUs or with their own efficiencies), which charges none.
 	TimingAuto = "auto"
 )
 
@@ -186,10 +201,14 @@ const (
 var TimingNames = []string{TimingAuto, TimingPaper, TimingKV, TimingMeasured, TimingCalibrated}
 
 // ResolveTiming returns the preset a pool of this profile runs for preset:
-// TimingAuto resolves to TimingCalibrated or TimingKV, any other is itself.
+// TimingAuto resolves to TimingCalibrated, TimingKVPrefill or TimingKV, any
+// other is itself.
 func (g GPU) ResolveTiming(preset string) string {
 	if preset != TimingAuto {
 		return preset
+	}
+	if g.Stands != nil {
+		return TimingKVPrefill
 	}
 	// An instance whose efficiencies were stated (a profile file's
 	// efficiency keys) keeps them: the calibration would replace them.
@@ -201,10 +220,12 @@ func (g GPU) ResolveTiming(preset string) string {
 	return TimingKV
 }
 
-// DefaultTiming is the preset used when none is named. The kv form is the
-// default because it is the one the FleetOpt fleet sizes were computed with
+// DefaultTiming is the planners' preset (plan, size, validate, capacity)
+// when none is named, and the one a plan checked by simulation runs
+// under. The kv form is the one the FleetOpt fleet sizes were computed with
 // (a request's cost grows with its context), so a simulated plan is checked
-// against the same physics that sized it.
+// against the same physics that sized it. The simulator's own default is
+// TimingAuto (sim.Defaults).
 const DefaultTiming = TimingKV
 
 // Timing returns the engine timing coefficients for a preset name.
@@ -214,6 +235,15 @@ func (g GPU) Timing(preset string) (engine.Timing, error) {
 		return engine.Timing{W: g.W, HSeq: g.H}, nil
 	case TimingKV, "":
 		return engine.Timing{W: g.W, HKV: g.H / float64(g.CalibCtx)}, nil
+	case TimingKVPrefill:
+		p, ok, err := g.PrefillCost()
+		if err != nil {
+			return engine.Timing{}, err
+		}
+		if !ok {
+			return engine.Timing{}, fmt.Errorf("timing %q: gpu %q states no instance it stands for", preset, g.Name)
+		}
+		return engine.Timing{W: g.W, HKV: g.H / float64(g.CalibCtx), P: p}, nil
 	case TimingAuto:
 		if r := g.ResolveTiming(preset); r != TimingAuto {
 			return g.Timing(r)

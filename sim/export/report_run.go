@@ -18,7 +18,7 @@ func (c *RunCollector) Report(sum *sim.Summary, command, dir, outputs string) *R
 	cfg := &sum.Config
 	r := &Report{
 		Title:    "fleetsim simulate report",
-		Subtitle: fmt.Sprintf("%d requests, seed %d, %s timing, %.1f s of simulated time", sum.Requests, cfg.Seed, cfg.Timing, sum.SimTimeS),
+		Subtitle: fmt.Sprintf("%d requests, seed %d, %s timing, %.1f s of simulated time", sum.Requests, cfg.Seed, cfg.TimingLabel(), sum.SimTimeS),
 		Meta:     runMeta(sum, command, dir, outputs),
 	}
 	r.Sections = append(r.Sections, summarySection(sum, c))
@@ -78,7 +78,7 @@ func runMeta(sum *sim.Summary, command, dir, outputs string) [][2]string {
 		{"seed", strconv.FormatUint(cfg.Seed, 10)},
 		{"workload", fmt.Sprintf("%s, %s arrivals at %s, %d requests", wl, orDash(w.Arrival), rate, sum.Requests)},
 		{"pools", strings.Join(pools, "; ")},
-		{"timing", cfg.Timing},
+		{"timing", cfg.TimingLabel()},
 		{"router", router},
 		{"warm-up", fmt.Sprintf("first %g of arrivals (%d requests) kept in the output, left out of the metrics", cfg.WarmupFraction, sum.WarmupRequests)},
 		{"measurement window", fmt.Sprintf("%.2f s to %.2f s (first post-warm-up arrival to last arrival)", sum.WindowStartS, sum.WindowEndS)},

@@ -24,7 +24,7 @@ import (
 // time, so cpu-s/op at -cpu 1 over max-worker-cpu-s/op at -cpu 2 is the
 // speed-up the machine would show without other load.
 func BenchmarkSweep8(b *testing.B) {
-	base := sim.Defaults()
+	base := sim.PapersDefaults() // kv timing: the benchmark's workload as before issue 21
 	base.Workload.Requests = 60_000
 	base.Pools = []sim.PoolConfig{{Name: "a", GPU: "a100", Count: 16, MaxContext: 65536}}
 	rates, err := ParseAxis(KeyRate, "40:320:40")

@@ -19,7 +19,7 @@ func TestReplayDetectorA10G(t *testing.T) {
 	if err := os.WriteFile(cdf, []byte(`[[49, 0], [2000, 1]]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	base := sim.Defaults()
+	base := sim.PapersDefaults() // kv timing, as the capacities above were measured
 	base.Workload.CDF = cdf
 	base.Pools = []sim.PoolConfig{{Name: "a", GPU: "a10g", Count: 1, MaxContext: 2048}}
 	g := &Grid{Base: base, DurationS: 300, Axes: []Axis{mustAxis(t, "rate", "11,14"), mustAxis(t, "seed", "1:8:1")}}

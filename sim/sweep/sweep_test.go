@@ -12,7 +12,7 @@ import (
 
 // smallBase is a two-pool scenario small enough for unit tests.
 func smallBase() sim.Config {
-	c := sim.Defaults()
+	c := sim.PapersDefaults() // kv timing: the tests' rates and capacities were set under it
 	c.Workload.Requests = 400
 	c.Pools = []sim.PoolConfig{
 		{Name: "short", GPU: "a100", Count: 2, MaxContext: 4096},
