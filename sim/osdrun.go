@@ -72,6 +72,11 @@ type osdFeed struct {
 	enforce bool
 	pools   []*osd.Detector // by pool order
 	fleet   *osd.Detector
+	// w, in monitor mode from the first arrival until the run ends, runs the
+	// detectors on a goroutine of their own (osdasync.go); pools and fleet
+	// are nil meanwhile.
+	w       *osdWorker
+	sync    bool // monitor mode without the worker (tests compare the two)
 	first   firstHeap
 	seq     uint64
 	started bool // origin set (first arrival)
@@ -167,12 +172,37 @@ func (f *fleet) osdArrive(t float64) {
 	if !o.started {
 		o.started = true
 		p := f.osdParams()
-		o.fleet = osd.New(p, t)
-		for i := range o.pools {
-			o.pools[i] = osd.New(p, t)
+		if !o.enforce && !o.sync {
+			o.w = newOSDWorker(p, len(o.pools))
+			f.osdAsyncAdd(osdEv{kind: evOrigin, t: t})
+		} else {
+			o.fleet = osd.New(p, t)
+			for i := range o.pools {
+				o.pools[i] = osd.New(p, t)
+			}
 		}
 	}
-	f.osdCheck(o.fleet.Start(t), t, fleetName)
+	f.osdEvent(osdEv{kind: evStart, t: t, det: -1})
+}
+
+// osdEvent feeds e to its detector: through the worker in monitor mode,
+// else at once (osdCheck then sees the alert).
+func (f *fleet) osdEvent(e osdEv) {
+	o := f.osd
+	if o.w != nil {
+		f.osdAsyncAdd(e)
+		return
+	}
+	d, name := o.fleet, fleetName
+	if e.det >= 0 {
+		d, name = o.pools[e.det], f.pools[e.det].cfg.Name
+	}
+	f.osdCheck(osdApply(d, &e), e.t, name)
+}
+
+// osdStart feeds the start of a request delivered to pool p at time t.
+func (f *fleet) osdStart(p *pool, t float64) {
+	f.osdEvent(osdEv{kind: evStart, t: t, det: int32(p.order)})
 }
 
 // osdFirstToken is the engines' first-token hook.
@@ -191,21 +221,41 @@ func (f *fleet) osdFlush(t float64) {
 	o := f.osd
 	for len(o.first) > 0 && o.first[0].t <= t {
 		e := o.first.pop()
-		p := f.pools[e.pool]
-		f.osdCheck(o.pools[e.pool].FirstToken(e.t, e.ttft), e.t, p.cfg.Name)
-		f.osdCheck(o.fleet.FirstToken(e.t, e.ttft), e.t, fleetName)
+		f.osdEvent(osdEv{kind: evFirst, t: e.t, v: e.ttft, det: e.pool})
+		f.osdEvent(osdEv{kind: evFirst, t: e.t, v: e.ttft, det: -1})
 	}
 }
 
 // osdEnd feeds the end of a request in pool p at time t, and in the fleet
 // too when it leaves the fleet.
 func (f *fleet) osdEnd(p *pool, t float64, leavesFleet bool) {
-	o := f.osd
 	f.osdFlush(t)
-	f.osdCheck(o.pools[p.order].End(t), t, p.cfg.Name)
+	f.osdEvent(osdEv{kind: evEnd, t: t, det: int32(p.order)})
 	if leavesFleet {
-		f.osdCheck(o.fleet.End(t), t, fleetName)
+		f.osdEvent(osdEv{kind: evEnd, t: t, det: -1})
 	}
+}
+
+// osdAlert is the osd_alert column of time-series row i (pool i, or the
+// fleet for i = len(f.pools)): -1 without detectors, else 0 or 1, the
+// detector's alert now. In monitor mode the worker sets it later (0 here;
+// osdMarkSample).
+func (f *fleet) osdAlert(i int) int8 {
+	o := f.osd
+	switch {
+	case o == nil:
+		return -1
+	case !o.started || o.w != nil:
+		return 0
+	}
+	d := o.fleet
+	if i < len(f.pools) {
+		d = o.pools[i]
+	}
+	if d.Alert() {
+		return 1
+	}
+	return 0
 }
 
 // osdCheck halts the run at the first alert in enforce mode.

@@ -51,7 +51,9 @@ const stopPollEvery = 1 << 12
 // The fleet model (dispatch, the order of same-time events, warm-up and the
 // metrics' definitions) is described in docs/fleet.md. Run is deterministic:
 // the same cfg and the same request stream give the same records in the same
-// order. It starts no goroutine.
+// order. In monitor mode (the default) the over-saturation detectors run on
+// a goroutine of their own (osdasync.go), fed the same events in the same
+// order, which has ended when Run returns; otherwise it starts no goroutine.
 func Run(cfg Config, src workload.Source, sink Sink, opts Options) (*Summary, error) {
 	f, err := newFleet(cfg, src, sink, opts)
 	if err != nil {
@@ -253,6 +255,7 @@ func (f *fleet) at(t float64, h func()) {
 }
 
 func (f *fleet) run() error {
+	defer f.osdJoin() // osdasync.go
 	f.sim = simgo.NewSimulation()
 	fl := f.alloc()
 	if f.pull(fl, math.Inf(-1)) {
@@ -670,7 +673,7 @@ func (f *fleet) deliverLater(fl *flight, p *pool, t float64) {
 func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 	fl.pool = p
 	if f.osd != nil {
-		f.osdCheck(f.osd.pools[p.order].Start(t), t, p.cfg.Name)
+		f.osdStart(p, t)
 	}
 	if !fl.warmup {
 		p.m.arrived++

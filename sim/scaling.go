@@ -486,23 +486,12 @@ func (p *pool) submitScaled(j *engine.Job, need int, t engine.Time, out []engine
 // f.pools, or the fleet for i = len(f.pools)) at its end (timeseries.go).
 // The fleet's row sums the pools' instances, GPU-hours and cost.
 func (f *fleet) seriesScale(r *SeriesRow, i int, end float64) {
-	r.BShort, r.OSDAlert = -1, -1
+	r.BShort = -1
 	r.GPUHours, r.CostUSD = math.NaN(), math.NaN()
 	if f.sc != nil && f.sc.ad != nil {
 		r.BShort = int64(f.sc.bShort)
 	}
-	if o := f.osd; o != nil && o.started {
-		d := o.fleet
-		if i < len(f.pools) {
-			d = o.pools[i]
-		}
-		r.OSDAlert = 0
-		if d.Alert() {
-			r.OSDAlert = 1
-		}
-	} else if o != nil {
-		r.OSDAlert = 0
-	}
+	r.OSDAlert = f.osdAlert(i) // osdrun.go
 	pools := f.pools
 	if i < len(f.pools) {
 		pools = f.pools[i : i+1]
