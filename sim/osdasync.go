@@ -2,7 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"math"
 
+	"github.com/fleetsim/fleetsim/engine"
 	"github.com/fleetsim/fleetsim/sim/osd"
 )
 
@@ -19,7 +21,7 @@ import (
 // the run).
 
 // osdBatchLen is the number of detector events per batch (24 bytes each).
-const osdBatchLen = 4096
+const osdBatchLen = 16384
 
 // osdBatches is the most batches in circulation (the one being filled, those
 // queued for the worker and the one it works on): memory stays bounded
@@ -38,14 +40,25 @@ const (
 	evFirst               // a first token; v is the TTFT, s
 	evEnd                 // a request ends
 	evMark                // a time-series sample: read the alerts
+	evToken               // an engine reported a first token (tokenEv)
+	evFlush               // feed the first tokens at or before t (osdFlush)
 )
 
 // osdEv is one detector event: kind at time t (s) for detector det (a
-// pool's order, or -1 for the fleet's).
+// pool's order, or -1 for the fleet's). An evEnd first flushes the first
+// tokens up to t, as osdEnd does.
 type osdEv struct {
 	t, v float64
 	det  int32
 	kind uint8
+}
+
+// tokenEv is an evToken: the first token at engine time t of a request that
+// arrived at engine time arr, in pool order pool. The two engine times
+// travel in t's and v's bits; the worker converts them as osdFirstToken
+// does synchronously.
+func tokenEv(t, arr engine.Time, pool int) osdEv {
+	return osdEv{kind: evToken, t: math.Float64frombits(uint64(t)), v: math.Float64frombits(uint64(arr)), det: int32(pool)}
 }
 
 // osdMark is a time-series sample's rows waiting for the alerts at the
@@ -74,6 +87,8 @@ type osdWorker struct {
 	params    osd.Config
 	pools     []*osd.Detector
 	fleet     *osd.Detector
+	first     firstHeap // pending first tokens, as osdFeed.first
+	seq       uint64
 	lastT     float64
 	backwards int
 }
@@ -111,21 +126,43 @@ func (w *osdWorker) run() {
 				w.markAlerts(b.marks[m])
 				m++
 				continue
+			case evToken:
+				w.first.pushToken(&w.seq, engine.Time(math.Float64bits(e.t)), engine.Time(math.Float64bits(e.v)), e.det)
+				continue
+			case evFlush:
+				w.flush(e.t)
+				continue
+			case evEnd:
+				w.flush(e.t)
 			}
-			d := w.fleet
-			if e.det >= 0 {
-				d = w.pools[e.det]
-			}
-			osdApply(d, e)
-			if e.t < w.lastT {
-				w.backwards++
-			}
-			w.lastT = e.t
+			w.apply(e)
 		}
 		b.evs, b.marks = b.evs[:0], b.marks[:0]
 		w.free <- b
 	}
 	close(w.done)
+}
+
+// apply feeds e to its detector (osdCheck's order check included).
+func (w *osdWorker) apply(e *osdEv) {
+	d := w.fleet
+	if e.det >= 0 {
+		d = w.pools[e.det]
+	}
+	osdApply(d, e)
+	if e.t < w.lastT {
+		w.backwards++
+	}
+	w.lastT = e.t
+}
+
+// flush feeds the pending first tokens at or before t, as osdFlush does.
+func (w *osdWorker) flush(t float64) {
+	for len(w.first) > 0 && w.first[0].t <= t {
+		p := w.first.pop()
+		w.apply(&osdEv{kind: evFirst, t: p.t, v: p.ttft, det: p.pool})
+		w.apply(&osdEv{kind: evFirst, t: p.t, v: p.ttft, det: -1})
+	}
 }
 
 // markAlerts sets the osd_alert column of a sample's rows (the fleet

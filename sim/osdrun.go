@@ -208,17 +208,32 @@ func (f *fleet) osdStart(p *pool, t float64) {
 // osdFirstToken is the engines' first-token hook.
 // The TTFT is computed as the record's ttft_s is: a difference of engine
 // times (the arrival rounded to a picosecond as the engines saw it).
+// In monitor mode the worker keeps the pending first tokens and flushes
+// them at the same points (osdasync.go).
 func (f *fleet) osdFirstToken(j engine.Job, t engine.Time) {
 	fl := f.flights.of(&j)
 	o := f.osd
-	o.seq++
-	ttft := (t - fl.arrivalPS).Seconds()
-	o.first.push(firstEv{t: t.Seconds(), ttft: ttft, seq: o.seq, pool: int32(fl.pool.order)})
+	if o.w != nil {
+		f.osdAsyncAdd(tokenEv(t, fl.arrivalPS, fl.pool.order))
+		return
+	}
+	o.first.pushToken(&o.seq, t, fl.arrivalPS, int32(fl.pool.order))
+}
+
+// pushToken adds the first token at engine time t of a request that arrived
+// at arr (engine time) in pool pool, numbered by *seq (ties).
+func (h *firstHeap) pushToken(seq *uint64, t, arr engine.Time, pool int32) {
+	*seq++
+	h.push(firstEv{t: t.Seconds(), ttft: (t - arr).Seconds(), seq: *seq, pool: pool})
 }
 
 // osdFlush feeds the pending first tokens at or before t.
 func (f *fleet) osdFlush(t float64) {
 	o := f.osd
+	if o.w != nil {
+		f.osdAsyncAdd(osdEv{kind: evFlush, t: t})
+		return
+	}
 	for len(o.first) > 0 && o.first[0].t <= t {
 		e := o.first.pop()
 		f.osdEvent(osdEv{kind: evFirst, t: e.t, v: e.ttft, det: e.pool})
@@ -229,7 +244,9 @@ func (f *fleet) osdFlush(t float64) {
 // osdEnd feeds the end of a request in pool p at time t, and in the fleet
 // too when it leaves the fleet.
 func (f *fleet) osdEnd(p *pool, t float64, leavesFleet bool) {
-	f.osdFlush(t)
+	if f.osd.w == nil { // the worker flushes at every end
+		f.osdFlush(t)
+	}
 	f.osdEvent(osdEv{kind: evEnd, t: t, det: int32(p.order)})
 	if leavesFleet {
 		f.osdEvent(osdEv{kind: evEnd, t: t, det: -1})
