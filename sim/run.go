@@ -127,6 +127,9 @@ type fleet struct {
 	pools []*pool // Config.Pools order
 	rank  []*pool // router order: MaxContext ascending (stable)
 	loads []router.Load
+	// rtLength: rt is the length router, which reads no load and learns
+	// nothing (route skips both).
+	rtLength bool
 
 	now      float64
 	done     []engine.Result // scratch: results from the last advance
@@ -209,6 +212,7 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 		return nil, err
 	}
 	f.rt = rt
+	_, f.rtLength = rt.(*router.Length)
 	if err := f.newScaler(); err != nil { // scaling.go
 		return nil, err
 	}
@@ -630,6 +634,9 @@ func (f *fleet) onTick() {
 
 func (f *fleet) route(fl *flight, t float64) {
 	for i, p := range f.rank {
+		if f.rtLength { // reads no load
+			break
+		}
 		occ := 0.0
 		if p.totalBlocks > 0 {
 			occ = 1 - float64(p.freeBlocks)/float64(p.totalBlocks)
@@ -870,7 +877,9 @@ func (f *fleet) finish(res *engine.Result) {
 	// Router feedback, in completion order: the request as it arrived and
 	// the true token count of its original prompt (router.Router.Observe:
 	// with C&R, the count the compressor measured, not the fl.job.In served).
-	f.rt.Observe(&fl.req, fl.req.InputTokens)
+	if !f.rtLength { // learns nothing
+		f.rt.Observe(&fl.req, fl.req.InputTokens)
+	}
 	f.write()
 	f.release(fl)
 }
