@@ -10,9 +10,10 @@ import (
 // times, final states with their slopes) and the time series (its osd_alert
 // column read at each sample) are identical to feeding them synchronously.
 // The run is overloaded (the detectors fire about 30 s in, so the column
-// holds both 0 and 1), long enough to recycle the batches (~6,000 requests,
-// five events each, 4,096 per batch), and sampled every 0.2 s (many markers
-// per batch: the early hand-over at osdMaxMarks) and every 1 s.
+// holds both 0 and 1; the run lasts ~2,500 simulated s) and sampled every
+// 0.2 s and every 1 s: with few events per sample, batches are handed over
+// early at osdMaxMarks waiting samples, so hundreds of batches go round the
+// osdBatches in circulation.
 func TestOSDWorkerSameAsSync(t *testing.T) {
 	run := func(sync bool, dt float64) ([]Record, string, []SeriesRow) {
 		const n = 6000
