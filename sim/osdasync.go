@@ -35,13 +35,14 @@ const osdMaxMarks = 16
 
 // Detector event kinds.
 const (
-	evOrigin uint8 = iota // first arrival: the detectors start, origin t
-	evStart               // a request starts (fleet arrival, pool delivery)
-	evFirst               // a first token; v is the TTFT, s
-	evEnd                 // a request ends
-	evMark                // a time-series sample: read the alerts
-	evToken               // an engine reported a first token (tokenEv)
-	evFlush               // feed the first tokens at or before t (osdFlush)
+	evOrigin  uint8 = iota // first arrival: the detectors start, origin t
+	evStart                // a request starts (fleet arrival, pool delivery)
+	evFirst                // a first token; v is the TTFT, s
+	evEnd                  // a request ends
+	evMark                 // a time-series sample: read the alerts
+	evToken                // an engine reported a first token (tokenEv)
+	evFlush                // feed the first tokens at or before t (osdFlush)
+	evEndBoth              // a request leaves pool det and the fleet: evEnd for det, then for -1
 )
 
 // osdEv is one detector event: kind at time t (s) for detector det (a
@@ -134,6 +135,11 @@ func (w *osdWorker) run() {
 				continue
 			case evEnd:
 				w.flush(e.t)
+			case evEndBoth: // as evEnd for the pool then evEnd for the fleet
+				w.flush(e.t)
+				w.apply(&osdEv{kind: evEnd, t: e.t, det: e.det})
+				w.apply(&osdEv{kind: evEnd, t: e.t, det: -1})
+				continue
 			}
 			w.apply(e)
 		}

@@ -246,6 +246,9 @@ func (f *fleet) osdFlush(t float64) {
 func (f *fleet) osdEnd(p *pool, t float64, leavesFleet bool) {
 	if f.osd.w == nil { // the worker flushes at every end
 		f.osdFlush(t)
+	} else if leavesFleet { // one event for both ends (the second end's flush would find nothing)
+		f.osdAsyncAdd(osdEv{kind: evEndBoth, t: t, det: int32(p.order)})
+		return
 	}
 	f.osdEvent(osdEv{kind: evEnd, t: t, det: int32(p.order)})
 	if leavesFleet {
