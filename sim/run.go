@@ -133,7 +133,7 @@ type fleet struct {
 
 	now      float64
 	done     []engine.Result // scratch: results from the last advance
-	pend     resHeap         // finished, not yet emitted (Finished > now)
+	pend     pendHeap        // finished, not yet emitted (Finished > now)
 	flights  flights         // every flight allocated, by tag
 	rec      Record
 	err      error
@@ -407,7 +407,7 @@ func (f *fleet) advancePools(t engine.Time) {
 // flushDone moves the results of the last engine calls to the pending heap.
 func (f *fleet) flushDone() {
 	for i := range f.done {
-		f.pend.push(f.done[i], f.flights.of(&f.done[i].Job).req.ID)
+		f.pend.push(&f.done[i], f.flights.of(&f.done[i].Job).req.ID)
 		f.done[i] = engine.Result{}
 	}
 	f.done = f.done[:0]
@@ -456,7 +456,7 @@ func (f *fleet) drain() {
 // after the one whose events raised an enforce-mode alert (it then sets the
 // fleet's time to that record's finish time and returns true).
 func (f *fleet) emitDrain(t engine.Time) bool {
-	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil && !f.pollStop() {
+	for f.pend.len() > 0 && f.pend.next() <= t && f.err == nil && !f.pollStop() {
 		r := f.pend.pop()
 		f.finish(&r)
 		if f.halted() {
@@ -468,7 +468,7 @@ func (f *fleet) emitDrain(t engine.Time) bool {
 }
 
 func (f *fleet) emitUpTo(t engine.Time) {
-	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil && !f.pollStop() {
+	for f.pend.len() > 0 && f.pend.next() <= t && f.err == nil && !f.pollStop() {
 		r := f.pend.pop()
 		f.finish(&r)
 	}
@@ -588,7 +588,7 @@ func (f *fleet) pollStop() bool {
 // idle reports whether nothing is in flight: no request running, waiting,
 // delayed or finished but not yet emitted.
 func (f *fleet) idle() bool {
-	if len(f.due) > 0 || len(f.pend) > 0 {
+	if len(f.due) > 0 || f.pend.len() > 0 {
 		return false
 	}
 	for _, p := range f.pools {

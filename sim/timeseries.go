@@ -279,7 +279,7 @@ func (f *fleet) seriesDrain() {
 // inFlight reports whether a result waits to be emitted or an engine has
 // work left.
 func (f *fleet) inFlight() bool {
-	if len(f.pend) > 0 {
+	if f.pend.len() > 0 {
 		return true
 	}
 	for _, p := range f.pools {
