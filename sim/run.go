@@ -723,7 +723,7 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 	if p.dg != nil { // disagg.go: the prefill instances produce the first token only
 		fl.job.Out = 1
 	}
-	out, inst, res, done := p.dispatch(&fl.job, tp, f.done[:0])
+	out, inst, done := p.dispatch(&fl.job, tp, f.done[:0])
 	f.done = done
 	if p.dg != nil { // disagg.go: prefills that ended go on to a decode instance
 		f.done = p.prefillsFrom(f.done)
@@ -737,7 +737,8 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 		f.reject(fl, t, RejectQueueFull, fmt.Sprintf("pool %s holds %d waiting requests (queue_limit %d)", p.cfg.Name, p.waiting(), p.cfg.QueueLimit), true)
 	case dispEngineReject:
 		fl.instance = inst
-		f.reject(fl, t, engineRejectReason(res.Reason), res.Reason, true)
+		why := p.rejected.Reason
+		f.reject(fl, t, engineRejectReason(why), why, true)
 	}
 }
 

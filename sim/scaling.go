@@ -268,7 +268,7 @@ func (f *fleet) instanceReady(p *pool, id int) {
 		need := p.blocksFor(j.In)
 		if p.canTake(i, need) {
 			p.cq.Pop()
-			_, _, _, out = p.submit(i, j, need, tp, out)
+			_, _, out = p.submit(i, j, need, tp, out)
 			p.rekeySlotFree()
 		}
 	default:
@@ -277,7 +277,7 @@ func (f *fleet) instanceReady(p *pool, id int) {
 			k := p.pick()
 			out = p.adv(k, tp, out)
 			p.refreshCounts(k)
-			_, _, _, out = p.submit(k, j, p.blocksFor(j.In), tp, out)
+			_, _, out = p.submit(k, j, p.blocksFor(j.In), tp, out)
 		}
 	}
 	f.done = out
@@ -470,14 +470,14 @@ func (f *fleet) scaleRecord(r *Record) {
 
 // submitScaled places j on the serving instance jsq or rr picks, or holds
 // it in the pool's queue while none serves (instanceReady hands it out).
-func (p *pool) submitScaled(j *engine.Job, need int, t engine.Time, out []engine.Result) (int, int, engine.Result, []engine.Result) {
+func (p *pool) submitScaled(j *engine.Job, need int, t engine.Time, out []engine.Result) (int, int, []engine.Result) {
 	i := p.pick()
 	if i < 0 {
 		if p.cfg.QueueLimit > 0 && p.waiting()+1 > p.cfg.QueueLimit {
-			return dispQueueFull, -1, engine.Result{}, out
+			return dispQueueFull, -1, out
 		}
 		p.cq.Push(p.fls.of(j)) // the flight is packed and released (waitQueue.Push)
-		return dispQueued, -1, engine.Result{}, out
+		return dispQueued, -1, out
 	}
 	return p.submitPrivate(i, j, need, t, out)
 }
