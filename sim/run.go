@@ -825,29 +825,31 @@ func (f *fleet) finish(res *engine.Result) {
 	if fl.req.OutputTokens > 1 {
 		tpot = (res.Finished - res.FirstToken).Seconds() / float64(fl.req.OutputTokens-1)
 	}
-	f.rec = Record{
-		ID:                  fl.req.ID,
-		Pool:                p.cfg.Name,
-		Instance:            int32(fl.instance),
-		Category:            fl.req.Category.String(),
-		ArrivalS:            ap.Seconds(),
-		AdmitS:              adm,
-		FirstTokenS:         ft,
-		FinishS:             fin,
-		QueueWaitS:          since(res.Admitted),
-		TTFTS:               since(res.FirstToken),
-		TPOTS:               tpot,
-		E2ES:                since(res.Finished),
-		InputTokens:         int32(fl.job.In),
-		OutputTokens:        int32(fl.req.OutputTokens),
-		OriginalInputTokens: int32(fl.req.InputTokens),
-		EstimatedTokens:     int32(fl.estimated),
-		Preemptions:         int32(res.Preemptions),
-		Retries:             int32(fl.retries),
-		Compressed:          fl.compressed,
-		Warmup:              fl.warmup,
-		Ext:                 fl.ext(res), // disagg.go
-	}
+	// Field by field into f.rec: a composite literal would be built on the
+	// stack and copied (about 200 bytes) on every served request.
+	r := &f.rec
+	*r = Record{}
+	r.ID = fl.req.ID
+	r.Pool = p.cfg.Name
+	r.Instance = int32(fl.instance)
+	r.Category = fl.req.Category.String()
+	r.ArrivalS = ap.Seconds()
+	r.AdmitS = adm
+	r.FirstTokenS = ft
+	r.FinishS = fin
+	r.QueueWaitS = since(res.Admitted)
+	r.TTFTS = since(res.FirstToken)
+	r.TPOTS = tpot
+	r.E2ES = since(res.Finished)
+	r.InputTokens = int32(fl.job.In)
+	r.OutputTokens = int32(fl.req.OutputTokens)
+	r.OriginalInputTokens = int32(fl.req.InputTokens)
+	r.EstimatedTokens = int32(fl.estimated)
+	r.Preemptions = int32(res.Preemptions)
+	r.Retries = int32(fl.retries)
+	r.Compressed = fl.compressed
+	r.Warmup = fl.warmup
+	r.Ext = fl.ext(res) // disagg.go
 	f.addBusy(p, adm, fin)
 	if f.winStarted && res.Finished >= f.t0ps && (!f.winEnded || res.Finished <= f.t1ps) {
 		p.m.servedWin++
