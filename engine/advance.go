@@ -237,8 +237,13 @@ func (e *Engine) iterTime(nAct, kv, pt int) float64 {
 // establish anchors a run at the next iteration.
 func (e *Engine) establish() {
 	nAct, kv, pt := e.planAt(0, true)
-	e.run = run{valid: true, anchorIt: e.it, anchorT: e.next,
-		a: e.iterTime(nAct, kv, pt), d: e.tps.HKV * float64(len(e.dec)+pt)}
+	// Field by field: the composite literal was built on the stack and
+	// copied 16 bytes at a time from 8-byte stores (a store-forwarding
+	// stall on each of the four loads).
+	r := &e.run
+	r.valid, r.anchorIt, r.anchorT = true, e.it, e.next
+	r.a, r.d = e.iterTime(nAct, kv, pt), e.tps.HKV*float64(len(e.dec)+pt)
+	r.hzKnown, r.hzEx, r.hzIt, r.hzK = false, false, 0, 0
 }
 
 // quiet reports whether the next iteration starts without a change to the

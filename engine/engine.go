@@ -96,7 +96,10 @@ func (e *Engine) newSeq(j Job, now Time) *seq {
 	} else {
 		s = new(seq)
 	}
-	s.res = Result{Job: j, Enqueued: now}
+	// s.res is zero (new, or a spare cleared when it finished, in step):
+	// set only what differs, without building a Result on the stack and
+	// copying it over.
+	s.res.Job, s.res.Enqueued = j, now
 	s.p = j.In
 	return s
 }

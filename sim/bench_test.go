@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/fleetsim/fleetsim/internal/cputime"
@@ -18,6 +19,12 @@ func benchFleetOSD(b *testing.B, osdMode, cdf string, rate float64, n int, pools
 	spec := workload.Spec{CDF: cdf, Rate: rate, Requests: n}
 	cfg := Config{Seed: 1, Workload: spec, Pools: pools, Timing: "kv", WarmupFraction: 0.2, OSD: OSDConfig{Mode: osdMode}}
 	var s *Summary
+	// The run's own goroutine stays on this thread, so the thread's CPU time
+	// is the simulation's critical path (the monitor-mode detectors run on
+	// another goroutine, osdasync.go).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	th0, thOK := cputime.Thread()
 	cpu0 := cputime.Process()
 	for b.Loop() {
 		src, err := workload.NewSource(spec, cfg.Seed)
@@ -32,6 +39,9 @@ func benchFleetOSD(b *testing.B, osdMode, cdf string, rate float64, n int, pools
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "requests/s")
 	if cpu := cputime.Process() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(n)*float64(b.N)/cpu, "requests/cpu-s")
+	}
+	if th1, ok := cputime.Thread(); ok && thOK && th1 > th0 {
+		b.ReportMetric(float64(n)*float64(b.N)/(th1-th0), "requests/thread-cpu-s")
 	}
 	b.ReportMetric(0, "ns/op")
 	for _, p := range s.Pools {

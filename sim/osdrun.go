@@ -72,6 +72,11 @@ type osdFeed struct {
 	enforce bool
 	pools   []*osd.Detector // by pool order
 	fleet   *osd.Detector
+	// w, in monitor mode from the first arrival until the run ends, runs the
+	// detectors on a goroutine of their own (osdasync.go); pools and fleet
+	// are nil meanwhile.
+	w       *osdWorker
+	sync    bool // monitor mode without the worker (tests compare the two)
 	first   firstHeap
 	seq     uint64
 	started bool // origin set (first arrival)
@@ -167,45 +172,110 @@ func (f *fleet) osdArrive(t float64) {
 	if !o.started {
 		o.started = true
 		p := f.osdParams()
-		o.fleet = osd.New(p, t)
-		for i := range o.pools {
-			o.pools[i] = osd.New(p, t)
+		if !o.enforce && !o.sync {
+			o.w = newOSDWorker(p, len(o.pools))
+			f.osdAsyncAdd(osdEv{kind: evOrigin, t: t})
+		} else {
+			o.fleet = osd.New(p, t)
+			for i := range o.pools {
+				o.pools[i] = osd.New(p, t)
+			}
 		}
 	}
-	f.osdCheck(o.fleet.Start(t), t, fleetName)
+	f.osdEvent(osdEv{kind: evStart, t: t, det: -1})
+}
+
+// osdEvent feeds e to its detector: through the worker in monitor mode,
+// else at once (osdCheck then sees the alert).
+func (f *fleet) osdEvent(e osdEv) {
+	o := f.osd
+	if o.w != nil {
+		f.osdAsyncAdd(e)
+		return
+	}
+	d, name := o.fleet, fleetName
+	if e.det >= 0 {
+		d, name = o.pools[e.det], f.pools[e.det].cfg.Name
+	}
+	f.osdCheck(osdApply(d, &e), e.t, name)
+}
+
+// osdStart feeds the start of a request delivered to pool p at time t.
+func (f *fleet) osdStart(p *pool, t float64) {
+	f.osdEvent(osdEv{kind: evStart, t: t, det: int32(p.order)})
 }
 
 // osdFirstToken is the engines' first-token hook.
 // The TTFT is computed as the record's ttft_s is: a difference of engine
 // times (the arrival rounded to a picosecond as the engines saw it).
+// In monitor mode the worker keeps the pending first tokens and flushes
+// them at the same points (osdasync.go).
 func (f *fleet) osdFirstToken(j engine.Job, t engine.Time) {
 	fl := f.flights.of(&j)
 	o := f.osd
-	o.seq++
-	ttft := (t - fl.arrivalPS).Seconds()
-	o.first.push(firstEv{t: t.Seconds(), ttft: ttft, seq: o.seq, pool: int32(fl.pool.order)})
+	if o.w != nil {
+		f.osdAsyncAdd(tokenEv(t, fl.arrivalPS, fl.pool.order))
+		return
+	}
+	o.first.pushToken(&o.seq, t, fl.arrivalPS, int32(fl.pool.order))
+}
+
+// pushToken adds the first token at engine time t of a request that arrived
+// at arr (engine time) in pool pool, numbered by *seq (ties).
+func (h *firstHeap) pushToken(seq *uint64, t, arr engine.Time, pool int32) {
+	*seq++
+	h.push(firstEv{t: t.Seconds(), ttft: (t - arr).Seconds(), seq: *seq, pool: pool})
 }
 
 // osdFlush feeds the pending first tokens at or before t.
 func (f *fleet) osdFlush(t float64) {
 	o := f.osd
+	if o.w != nil {
+		f.osdAsyncAdd(osdEv{kind: evFlush, t: t})
+		return
+	}
 	for len(o.first) > 0 && o.first[0].t <= t {
 		e := o.first.pop()
-		p := f.pools[e.pool]
-		f.osdCheck(o.pools[e.pool].FirstToken(e.t, e.ttft), e.t, p.cfg.Name)
-		f.osdCheck(o.fleet.FirstToken(e.t, e.ttft), e.t, fleetName)
+		f.osdEvent(osdEv{kind: evFirst, t: e.t, v: e.ttft, det: e.pool})
+		f.osdEvent(osdEv{kind: evFirst, t: e.t, v: e.ttft, det: -1})
 	}
 }
 
 // osdEnd feeds the end of a request in pool p at time t, and in the fleet
 // too when it leaves the fleet.
 func (f *fleet) osdEnd(p *pool, t float64, leavesFleet bool) {
-	o := f.osd
-	f.osdFlush(t)
-	f.osdCheck(o.pools[p.order].End(t), t, p.cfg.Name)
-	if leavesFleet {
-		f.osdCheck(o.fleet.End(t), t, fleetName)
+	if f.osd.w == nil { // the worker flushes at every end
+		f.osdFlush(t)
+	} else if leavesFleet { // one event for both ends (the second end's flush would find nothing)
+		f.osdAsyncAdd(osdEv{kind: evEndBoth, t: t, det: int32(p.order)})
+		return
 	}
+	f.osdEvent(osdEv{kind: evEnd, t: t, det: int32(p.order)})
+	if leavesFleet {
+		f.osdEvent(osdEv{kind: evEnd, t: t, det: -1})
+	}
+}
+
+// osdAlert is the osd_alert column of time-series row i (pool i, or the
+// fleet for i = len(f.pools)): -1 without detectors, else 0 or 1, the
+// detector's alert now. In monitor mode the worker sets it later (0 here;
+// osdMarkSample).
+func (f *fleet) osdAlert(i int) int8 {
+	o := f.osd
+	switch {
+	case o == nil:
+		return -1
+	case !o.started || o.w != nil:
+		return 0
+	}
+	d := o.fleet
+	if i < len(f.pools) {
+		d = o.pools[i]
+	}
+	if d.Alert() {
+		return 1
+	}
+	return 0
 }
 
 // osdCheck halts the run at the first alert in enforce mode.

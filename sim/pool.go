@@ -52,23 +52,26 @@ func parseDispatch(s string) (int, error) {
 // (summary: slots × cfg.Count) and the router's pool sizes are computed
 // from cfg.Count and need the same care.
 type pool struct {
-	cfg    PoolConfig
-	ecfg   engine.Config
-	order  int // index in Config.Pools
-	rank   int // index in the router's pools (MaxContext ascending)
-	mode   int
-	eng    []*engine.Engine
-	events idxHeap     // key: NextEvent(), an engine.Time
-	disp   idxHeap     // jsq: queued+running
-	free   slotIndex   // central: free slots
-	cq     waitQueue   // central queue (central dispatch only), compact
-	fls    *flights    // the fleet's flight table (results lead back to flights)
-	w      engine.Time // the iteration's fixed cost W, rounded as the engine does
-	rr     int
-	sc     *poolScale   // autoscaling: instance slots and states (scaling.go); nil for a fixed pool
-	pr     *prefixRoute // cache-aware routing (prefixroute.go); nil: least-loaded
-	dg     *disagg      // decode stage of a disaggregated pool (disagg.go); nil: colocated
-	cache  bool         // the instances have a prefix cache (jobs carry their prefix)
+	cfg   PoolConfig
+	ecfg  engine.Config
+	order int // index in Config.Pools
+	rank  int // index in the router's pools (MaxContext ascending)
+	mode  int
+	eng   []*engine.Engine
+	// rejected is the engine's Result of the last dispatch that returned
+	// dispEngineReject (read by the caller right after).
+	rejected engine.Result
+	events   idxHeap     // key: NextEvent(), an engine.Time
+	disp     idxHeap     // jsq: queued+running
+	free     slotIndex   // central: free slots
+	cq       waitQueue   // central queue (central dispatch only), compact
+	fls      *flights    // the fleet's flight table (results lead back to flights)
+	w        engine.Time // the iteration's fixed cost W, rounded as the engine does
+	rr       int
+	sc       *poolScale   // autoscaling: instance slots and states (scaling.go); nil for a fixed pool
+	pr       *prefixRoute // cache-aware routing (prefixroute.go); nil: least-loaded
+	dg       *disagg      // decode stage of a disaggregated pool (disagg.go); nil: colocated
+	cache    bool         // the instances have a prefix cache (jobs carry their prefix)
 	// stop, when set, is polled once per engine event in advance (it
 	// counts calls and polls the run's Options.Stop now and then); advance
 	// ends with ErrStopped once it returns true.
@@ -322,13 +325,14 @@ const (
 
 // dispatch places job j (already checked against the pool's max context)
 // at time t; the pool must have been advanced to t. It returns the outcome,
-// the instance (-1 when none) and, for an engine rejection, its Result. A
-// queued job's flight is packed into the pool's central queue and released
+// the instance (-1 when none); for an engine rejection the engine's Result
+// is in p.rejected (not returned: the common outcomes would copy an empty
+// 104-byte Result up every call level). A queued job's flight is packed into the pool's central queue and released
 // (waitQueue.Push): the caller must not use it after dispQueued.
-func (p *pool) dispatch(j *engine.Job, t engine.Time, out []engine.Result) (int, int, engine.Result, []engine.Result) {
+func (p *pool) dispatch(j *engine.Job, t engine.Time, out []engine.Result) (int, int, []engine.Result) {
 	if !p.eng[0].Fits(*j) { // identical instances: refused by all
-		res, _ := p.eng[0].Submit(*j, t)
-		return dispEngineReject, -1, res, out
+		p.rejected, _ = p.eng[0].Submit(*j, t)
+		return dispEngineReject, -1, out
 	}
 	need := p.blocksFor(j.In)
 	switch p.mode {
@@ -352,13 +356,13 @@ func (p *pool) dispatch(j *engine.Job, t engine.Time, out []engine.Result) (int,
 			}
 		}
 		if p.cfg.QueueLimit > 0 && p.waiting()+1 > p.cfg.QueueLimit {
-			return dispQueueFull, -1, engine.Result{}, out
+			return dispQueueFull, -1, out
 		}
 		p.cq.Push(p.fls.of(j))
 		if p.cq.Len() == 1 {
 			p.rekeySlotFree()
 		}
-		return dispQueued, -1, engine.Result{}, out
+		return dispQueued, -1, out
 	case dispatchJSQ:
 		i, _ := p.disp.top()
 		if p.sc != nil { // scaling.go: only serving instances
@@ -383,23 +387,24 @@ func (p *pool) dispatch(j *engine.Job, t engine.Time, out []engine.Result) (int,
 
 // submitPrivate submits j to instance i's private queue (jsq, rr), applying
 // the queue limit to jobs that cannot start at its next iteration.
-func (p *pool) submitPrivate(i int, j *engine.Job, need int, t engine.Time, out []engine.Result) (int, int, engine.Result, []engine.Result) {
+func (p *pool) submitPrivate(i int, j *engine.Job, need int, t engine.Time, out []engine.Result) (int, int, []engine.Result) {
 	out = p.adv(i, t, out)
 	p.refreshCounts(i)
 	if p.cfg.QueueLimit > 0 && !p.canTake(i, need) && p.waiting()+1 > p.cfg.QueueLimit {
 		p.refresh(i)
-		return dispQueueFull, -1, engine.Result{}, out
+		return dispQueueFull, -1, out
 	}
 	return p.submit(i, j, need, t, out)
 }
 
-func (p *pool) submit(i int, j *engine.Job, need int, t engine.Time, out []engine.Result) (int, int, engine.Result, []engine.Result) {
+func (p *pool) submit(i int, j *engine.Job, need int, t engine.Time, out []engine.Result) (int, int, []engine.Result) {
 	res, ok := p.eng[i].Submit(*j, t)
 	if !ok {
+		p.rejected = res
 		p.refresh(i)
-		return dispEngineReject, p.instID(i), res, out
+		return dispEngineReject, p.instID(i), out
 	}
 	p.ePend[i] += int32(need)
 	p.refresh(i)
-	return dispSubmitted, p.instID(i), engine.Result{}, out
+	return dispSubmitted, p.instID(i), out
 }

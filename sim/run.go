@@ -51,7 +51,9 @@ const stopPollEvery = 1 << 12
 // The fleet model (dispatch, the order of same-time events, warm-up and the
 // metrics' definitions) is described in docs/fleet.md. Run is deterministic:
 // the same cfg and the same request stream give the same records in the same
-// order. It starts no goroutine.
+// order. In monitor mode (the default) the over-saturation detectors run on
+// a goroutine of their own (osdasync.go), fed the same events in the same
+// order, which has ended when Run returns; otherwise it starts no goroutine.
 func Run(cfg Config, src workload.Source, sink Sink, opts Options) (*Summary, error) {
 	f, err := newFleet(cfg, src, sink, opts)
 	if err != nil {
@@ -125,10 +127,13 @@ type fleet struct {
 	pools []*pool // Config.Pools order
 	rank  []*pool // router order: MaxContext ascending (stable)
 	loads []router.Load
+	// rtLength: rt is the length router, which reads no load and learns
+	// nothing (route skips both).
+	rtLength bool
 
 	now      float64
 	done     []engine.Result // scratch: results from the last advance
-	pend     resHeap         // finished, not yet emitted (Finished > now)
+	pend     pendHeap        // finished, not yet emitted (Finished > now)
 	flights  flights         // every flight allocated, by tag
 	rec      Record
 	err      error
@@ -207,6 +212,7 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 		return nil, err
 	}
 	f.rt = rt
+	_, f.rtLength = rt.(*router.Length)
 	if err := f.newScaler(); err != nil { // scaling.go
 		return nil, err
 	}
@@ -253,6 +259,7 @@ func (f *fleet) at(t float64, h func()) {
 }
 
 func (f *fleet) run() error {
+	defer f.osdJoin() // osdasync.go
 	f.sim = simgo.NewSimulation()
 	fl := f.alloc()
 	if f.pull(fl, math.Inf(-1)) {
@@ -400,7 +407,7 @@ func (f *fleet) advancePools(t engine.Time) {
 // flushDone moves the results of the last engine calls to the pending heap.
 func (f *fleet) flushDone() {
 	for i := range f.done {
-		f.pend.push(f.done[i], f.flights.of(&f.done[i].Job).req.ID)
+		f.pend.push(&f.done[i], f.flights.of(&f.done[i].Job).req.ID)
 		f.done[i] = engine.Result{}
 	}
 	f.done = f.done[:0]
@@ -449,7 +456,7 @@ func (f *fleet) drain() {
 // after the one whose events raised an enforce-mode alert (it then sets the
 // fleet's time to that record's finish time and returns true).
 func (f *fleet) emitDrain(t engine.Time) bool {
-	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil && !f.pollStop() {
+	for f.pend.len() > 0 && f.pend.next() <= t && f.err == nil && !f.pollStop() {
 		r := f.pend.pop()
 		f.finish(&r)
 		if f.halted() {
@@ -461,7 +468,7 @@ func (f *fleet) emitDrain(t engine.Time) bool {
 }
 
 func (f *fleet) emitUpTo(t engine.Time) {
-	for len(f.pend) > 0 && f.pend[0].res.Finished <= t && f.err == nil && !f.pollStop() {
+	for f.pend.len() > 0 && f.pend.next() <= t && f.err == nil && !f.pollStop() {
 		r := f.pend.pop()
 		f.finish(&r)
 	}
@@ -581,7 +588,7 @@ func (f *fleet) pollStop() bool {
 // idle reports whether nothing is in flight: no request running, waiting,
 // delayed or finished but not yet emitted.
 func (f *fleet) idle() bool {
-	if len(f.due) > 0 || len(f.pend) > 0 {
+	if len(f.due) > 0 || f.pend.len() > 0 {
 		return false
 	}
 	for _, p := range f.pools {
@@ -627,6 +634,9 @@ func (f *fleet) onTick() {
 
 func (f *fleet) route(fl *flight, t float64) {
 	for i, p := range f.rank {
+		if f.rtLength { // reads no load
+			break
+		}
 		occ := 0.0
 		if p.totalBlocks > 0 {
 			occ = 1 - float64(p.freeBlocks)/float64(p.totalBlocks)
@@ -670,7 +680,7 @@ func (f *fleet) deliverLater(fl *flight, p *pool, t float64) {
 func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 	fl.pool = p
 	if f.osd != nil {
-		f.osdCheck(f.osd.pools[p.order].Start(t), t, p.cfg.Name)
+		f.osdStart(p, t)
 	}
 	if !fl.warmup {
 		p.m.arrived++
@@ -713,7 +723,7 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 	if p.dg != nil { // disagg.go: the prefill instances produce the first token only
 		fl.job.Out = 1
 	}
-	out, inst, res, done := p.dispatch(&fl.job, tp, f.done[:0])
+	out, inst, done := p.dispatch(&fl.job, tp, f.done[:0])
 	f.done = done
 	if p.dg != nil { // disagg.go: prefills that ended go on to a decode instance
 		f.done = p.prefillsFrom(f.done)
@@ -727,7 +737,8 @@ func (f *fleet) deliver(fl *flight, p *pool, t float64) {
 		f.reject(fl, t, RejectQueueFull, fmt.Sprintf("pool %s holds %d waiting requests (queue_limit %d)", p.cfg.Name, p.waiting(), p.cfg.QueueLimit), true)
 	case dispEngineReject:
 		fl.instance = inst
-		f.reject(fl, t, engineRejectReason(res.Reason), res.Reason, true)
+		why := p.rejected.Reason
+		f.reject(fl, t, engineRejectReason(why), why, true)
 	}
 }
 
@@ -814,29 +825,31 @@ func (f *fleet) finish(res *engine.Result) {
 	if fl.req.OutputTokens > 1 {
 		tpot = (res.Finished - res.FirstToken).Seconds() / float64(fl.req.OutputTokens-1)
 	}
-	f.rec = Record{
-		ID:                  fl.req.ID,
-		Pool:                p.cfg.Name,
-		Instance:            int32(fl.instance),
-		Category:            fl.req.Category.String(),
-		ArrivalS:            ap.Seconds(),
-		AdmitS:              adm,
-		FirstTokenS:         ft,
-		FinishS:             fin,
-		QueueWaitS:          since(res.Admitted),
-		TTFTS:               since(res.FirstToken),
-		TPOTS:               tpot,
-		E2ES:                since(res.Finished),
-		InputTokens:         int32(fl.job.In),
-		OutputTokens:        int32(fl.req.OutputTokens),
-		OriginalInputTokens: int32(fl.req.InputTokens),
-		EstimatedTokens:     int32(fl.estimated),
-		Preemptions:         int32(res.Preemptions),
-		Retries:             int32(fl.retries),
-		Compressed:          fl.compressed,
-		Warmup:              fl.warmup,
-		Ext:                 fl.ext(res), // disagg.go
-	}
+	// Field by field into f.rec: a composite literal would be built on the
+	// stack and copied (about 200 bytes) on every served request.
+	r := &f.rec
+	*r = Record{}
+	r.ID = fl.req.ID
+	r.Pool = p.cfg.Name
+	r.Instance = int32(fl.instance)
+	r.Category = fl.req.Category.String()
+	r.ArrivalS = ap.Seconds()
+	r.AdmitS = adm
+	r.FirstTokenS = ft
+	r.FinishS = fin
+	r.QueueWaitS = since(res.Admitted)
+	r.TTFTS = since(res.FirstToken)
+	r.TPOTS = tpot
+	r.E2ES = since(res.Finished)
+	r.InputTokens = int32(fl.job.In)
+	r.OutputTokens = int32(fl.req.OutputTokens)
+	r.OriginalInputTokens = int32(fl.req.InputTokens)
+	r.EstimatedTokens = int32(fl.estimated)
+	r.Preemptions = int32(res.Preemptions)
+	r.Retries = int32(fl.retries)
+	r.Compressed = fl.compressed
+	r.Warmup = fl.warmup
+	r.Ext = fl.ext(res) // disagg.go
 	f.addBusy(p, adm, fin)
 	if f.winStarted && res.Finished >= f.t0ps && (!f.winEnded || res.Finished <= f.t1ps) {
 		p.m.servedWin++
@@ -867,7 +880,9 @@ func (f *fleet) finish(res *engine.Result) {
 	// Router feedback, in completion order: the request as it arrived and
 	// the true token count of its original prompt (router.Router.Observe:
 	// with C&R, the count the compressor measured, not the fl.job.In served).
-	f.rt.Observe(&fl.req, fl.req.InputTokens)
+	if !f.rtLength { // learns nothing
+		f.rt.Observe(&fl.req, fl.req.InputTokens)
+	}
 	f.write()
 	f.release(fl)
 }

@@ -268,7 +268,7 @@ func (f *fleet) instanceReady(p *pool, id int) {
 		need := p.blocksFor(j.In)
 		if p.canTake(i, need) {
 			p.cq.Pop()
-			_, _, _, out = p.submit(i, j, need, tp, out)
+			_, _, out = p.submit(i, j, need, tp, out)
 			p.rekeySlotFree()
 		}
 	default:
@@ -277,7 +277,7 @@ func (f *fleet) instanceReady(p *pool, id int) {
 			k := p.pick()
 			out = p.adv(k, tp, out)
 			p.refreshCounts(k)
-			_, _, _, out = p.submit(k, j, p.blocksFor(j.In), tp, out)
+			_, _, out = p.submit(k, j, p.blocksFor(j.In), tp, out)
 		}
 	}
 	f.done = out
@@ -470,14 +470,14 @@ func (f *fleet) scaleRecord(r *Record) {
 
 // submitScaled places j on the serving instance jsq or rr picks, or holds
 // it in the pool's queue while none serves (instanceReady hands it out).
-func (p *pool) submitScaled(j *engine.Job, need int, t engine.Time, out []engine.Result) (int, int, engine.Result, []engine.Result) {
+func (p *pool) submitScaled(j *engine.Job, need int, t engine.Time, out []engine.Result) (int, int, []engine.Result) {
 	i := p.pick()
 	if i < 0 {
 		if p.cfg.QueueLimit > 0 && p.waiting()+1 > p.cfg.QueueLimit {
-			return dispQueueFull, -1, engine.Result{}, out
+			return dispQueueFull, -1, out
 		}
 		p.cq.Push(p.fls.of(j)) // the flight is packed and released (waitQueue.Push)
-		return dispQueued, -1, engine.Result{}, out
+		return dispQueued, -1, out
 	}
 	return p.submitPrivate(i, j, need, t, out)
 }
@@ -486,23 +486,12 @@ func (p *pool) submitScaled(j *engine.Job, need int, t engine.Time, out []engine
 // f.pools, or the fleet for i = len(f.pools)) at its end (timeseries.go).
 // The fleet's row sums the pools' instances, GPU-hours and cost.
 func (f *fleet) seriesScale(r *SeriesRow, i int, end float64) {
-	r.BShort, r.OSDAlert = -1, -1
+	r.BShort = -1
 	r.GPUHours, r.CostUSD = math.NaN(), math.NaN()
 	if f.sc != nil && f.sc.ad != nil {
 		r.BShort = int64(f.sc.bShort)
 	}
-	if o := f.osd; o != nil && o.started {
-		d := o.fleet
-		if i < len(f.pools) {
-			d = o.pools[i]
-		}
-		r.OSDAlert = 0
-		if d.Alert() {
-			r.OSDAlert = 1
-		}
-	} else if o != nil {
-		r.OSDAlert = 0
-	}
+	r.OSDAlert = f.osdAlert(i) // osdrun.go
 	pools := f.pools
 	if i < len(f.pools) {
 		pools = f.pools[i : i+1]

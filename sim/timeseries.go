@@ -279,7 +279,7 @@ func (f *fleet) seriesDrain() {
 // inFlight reports whether a result waits to be emitted or an engine has
 // work left.
 func (f *fleet) inFlight() bool {
-	if len(f.pend) > 0 {
+	if f.pend.len() > 0 {
 		return true
 	}
 	for _, p := range f.pools {
@@ -295,7 +295,9 @@ func (f *fleet) inFlight() bool {
 func (f *fleet) seriesSample(b float64) {
 	s := f.ts
 	s.fill(f, b)
-	if err := s.sink.WriteSeries(s.rows); err != nil {
+	if f.osd != nil && f.osd.w != nil {
+		f.osdMarkSample(s.rows) // osdasync.go: written once the detectors have passed b
+	} else if err := s.sink.WriteSeries(s.rows); err != nil {
 		f.fail(fmt.Errorf("writing the time series: %w", err))
 	}
 	s.k++

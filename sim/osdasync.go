@@ -1,0 +1,290 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fleetsim/fleetsim/engine"
+	"github.com/fleetsim/fleetsim/sim/osd"
+)
+
+// In monitor mode the detectors only observe: nothing in the run depends on
+// their alerts except the time series' osd_alert column and the summary. So
+// the fleet hands their events, in the order it would have fed them, to a
+// worker goroutine in batches (osdWorker), and the detectors run beside the
+// simulation (on another core when there is one). The worker applies the
+// same calls in the same order as the synchronous feed does, so the
+// detectors end in the same state, bit for bit, whatever GOMAXPROCS. A
+// time-series sample puts a marker in the stream: its rows wait until the
+// worker has passed the marker and read the alerts there, and reach the
+// SeriesSink in their order. Enforce mode stays synchronous (an alert stops
+// the run).
+
+// osdBatchLen is the number of detector events per batch (24 bytes each).
+const osdBatchLen = 16384
+
+// osdBatches is the most batches in circulation (the one being filled, those
+// queued for the worker and the one it works on): memory stays bounded
+// whatever the run's length.
+const osdBatches = 4
+
+// osdMaxMarks is the most time-series samples waiting for the worker: at
+// that many the batch being filled is handed over early, so that a sparse
+// run (few events between samples) does not hold its rows back for long.
+const osdMaxMarks = 16
+
+// Detector event kinds.
+const (
+	evOrigin  uint8 = iota // first arrival: the detectors start, origin t
+	evStart                // a request starts (fleet arrival, pool delivery)
+	evFirst                // a first token; v is the TTFT, s
+	evEnd                  // a request ends
+	evMark                 // a time-series sample: read the alerts
+	evToken                // an engine reported a first token (tokenEv)
+	evFlush                // feed the first tokens at or before t (osdFlush)
+	evEndBoth              // a request leaves pool det and the fleet: evEnd for det, then for -1
+)
+
+// osdEv is one detector event: kind at time t (s) for detector det (a
+// pool's order, or -1 for the fleet's). An evEnd first flushes the first
+// tokens up to t, as osdEnd does.
+type osdEv struct {
+	t, v float64
+	det  int32
+	kind uint8
+}
+
+// tokenEv is an evToken: the first token at engine time t of a request that
+// arrived at engine time arr, in pool order pool. The two engine times
+// travel in t's and v's bits; the worker converts them as osdFirstToken
+// does synchronously.
+func tokenEv(t, arr engine.Time, pool int) osdEv {
+	return osdEv{kind: evToken, t: math.Float64frombits(uint64(t)), v: math.Float64frombits(uint64(arr)), det: int32(pool)}
+}
+
+// osdMark is a time-series sample's rows waiting for the alerts at the
+// sample (the marker's place in the event stream).
+type osdMark struct {
+	rows  []SeriesRow
+	batch uint64 // sequence number of the batch that holds the marker
+}
+
+type osdBatch struct {
+	evs   []osdEv
+	marks []*osdMark // in the order of the batch's evMark events
+}
+
+// osdWorker is the fleet's side of the asynchronous feed and, in run, the
+// worker's state.
+type osdWorker struct {
+	work, free chan *osdBatch
+	done       chan struct{}
+	cur        *osdBatch
+	made       int    // batches allocated
+	sent, back uint64 // batches handed to the worker, and returned by it
+	pending    []*osdMark
+
+	// The worker's own (read by the fleet only after done is closed).
+	params    osd.Config
+	pools     []*osd.Detector
+	fleet     *osd.Detector
+	first     firstHeap // pending first tokens, as osdFeed.first
+	seq       uint64
+	lastT     float64
+	backwards int
+}
+
+func newOSDWorker(params osd.Config, npools int) *osdWorker {
+	w := &osdWorker{
+		work: make(chan *osdBatch, osdBatches), free: make(chan *osdBatch, osdBatches),
+		done: make(chan struct{}), params: params, pools: make([]*osd.Detector, npools),
+	}
+	w.cur = w.newBatch()
+	go w.run()
+	return w
+}
+
+func (w *osdWorker) newBatch() *osdBatch {
+	w.made++
+	return &osdBatch{evs: make([]osdEv, 0, osdBatchLen)}
+}
+
+// run is the worker goroutine: it applies each batch's events in order and
+// returns the batch.
+func (w *osdWorker) run() {
+	for b := range w.work {
+		m := 0
+		for i := range b.evs {
+			e := &b.evs[i]
+			switch e.kind {
+			case evOrigin:
+				w.fleet = osd.New(w.params, e.t)
+				for k := range w.pools {
+					w.pools[k] = osd.New(w.params, e.t)
+				}
+				continue
+			case evMark:
+				w.markAlerts(b.marks[m])
+				m++
+				continue
+			case evToken:
+				w.first.pushToken(&w.seq, engine.Time(math.Float64bits(e.t)), engine.Time(math.Float64bits(e.v)), e.det)
+				continue
+			case evFlush:
+				w.flush(e.t)
+				continue
+			case evEnd:
+				w.flush(e.t)
+			case evEndBoth: // as evEnd for the pool then evEnd for the fleet
+				w.flush(e.t)
+				w.apply(&osdEv{kind: evEnd, t: e.t, det: e.det})
+				w.apply(&osdEv{kind: evEnd, t: e.t, det: -1})
+				continue
+			}
+			w.apply(e)
+		}
+		b.evs, b.marks = b.evs[:0], b.marks[:0]
+		w.free <- b
+	}
+	close(w.done)
+}
+
+// apply feeds e to its detector (osdCheck's order check included).
+func (w *osdWorker) apply(e *osdEv) {
+	d := w.fleet
+	if e.det >= 0 {
+		d = w.pools[e.det]
+	}
+	osdApply(d, e)
+	if e.t < w.lastT {
+		w.backwards++
+	}
+	w.lastT = e.t
+}
+
+// flush feeds the pending first tokens at or before t, as osdFlush does.
+func (w *osdWorker) flush(t float64) {
+	for len(w.first) > 0 && w.first[0].t <= t {
+		p := w.first.pop()
+		w.apply(&osdEv{kind: evFirst, t: p.t, v: p.ttft, det: p.pool})
+		w.apply(&osdEv{kind: evFirst, t: p.t, v: p.ttft, det: -1})
+	}
+}
+
+// markAlerts sets the osd_alert column of a sample's rows (the fleet
+// prefilled 0) from the detectors' alerts at the marker.
+func (w *osdWorker) markAlerts(mk *osdMark) {
+	if w.fleet == nil {
+		return
+	}
+	for i := range mk.rows {
+		d := w.fleet
+		if i < len(w.pools) {
+			d = w.pools[i]
+		}
+		if d.Alert() {
+			mk.rows[i].OSDAlert = 1
+		}
+	}
+}
+
+// osdApply feeds event e to detector d and returns its alert.
+func osdApply(d *osd.Detector, e *osdEv) bool {
+	switch e.kind {
+	case evStart:
+		return d.Start(e.t)
+	case evFirst:
+		return d.FirstToken(e.t, e.v)
+	default:
+		return d.End(e.t)
+	}
+}
+
+// osdAsyncAdd queues an event for the worker.
+func (f *fleet) osdAsyncAdd(e osdEv) {
+	w := f.osd.w
+	w.cur.evs = append(w.cur.evs, e)
+	if len(w.cur.evs) == osdBatchLen {
+		f.osdSend()
+	}
+}
+
+// osdSend hands the batch being filled to the worker and takes an empty one
+// (a returned batch when there is one, a new one while fewer than
+// osdBatches exist, else it waits for the worker).
+func (f *fleet) osdSend() {
+	w := f.osd.w
+	w.work <- w.cur
+	w.sent++
+	select {
+	case b := <-w.free:
+		w.cur = b
+		f.osdReturned()
+		return
+	default:
+	}
+	if w.made < osdBatches {
+		w.cur = w.newBatch()
+		return
+	}
+	w.cur = <-w.free
+	f.osdReturned()
+}
+
+// osdReturned counts a batch back from the worker and writes the samples
+// whose markers it has passed (batches come back in the order sent).
+func (f *fleet) osdReturned() {
+	w := f.osd.w
+	w.back++
+	k := 0
+	for k < len(w.pending) && w.pending[k].batch < w.back {
+		if f.err == nil {
+			if err := f.ts.sink.WriteSeries(w.pending[k].rows); err != nil {
+				f.fail(fmt.Errorf("writing the time series: %w", err))
+			}
+		}
+		w.pending[k] = nil
+		k++
+	}
+	w.pending = w.pending[:copy(w.pending, w.pending[k:])]
+}
+
+// osdMarkSample queues a time-series sample's rows (osd_alert prefilled 0)
+// behind the events fed so far.
+func (f *fleet) osdMarkSample(rows []SeriesRow) {
+	w := f.osd.w
+	mk := &osdMark{rows: append([]SeriesRow(nil), rows...), batch: w.sent}
+	w.pending = append(w.pending, mk)
+	w.cur.marks = append(w.cur.marks, mk)
+	f.osdAsyncAdd(osdEv{kind: evMark})
+	if len(w.pending) >= osdMaxMarks && len(w.cur.evs) > 0 {
+		f.osdSend()
+	}
+}
+
+// osdJoin ends the worker: the last batch is handed over, the worker's
+// detectors become the feed's (read synchronously from then on) and the
+// waiting samples are written (unless the run failed).
+func (f *fleet) osdJoin() {
+	o := f.osd
+	if o == nil || o.w == nil {
+		return
+	}
+	w := o.w
+	if len(w.cur.evs) > 0 {
+		w.work <- w.cur
+		w.sent++
+	}
+	close(w.work)
+	<-w.done
+	for w.back < w.sent {
+		<-w.free
+		f.osdReturned()
+	}
+	o.w = nil
+	if w.fleet != nil {
+		o.fleet, o.pools = w.fleet, w.pools
+	}
+	o.backwards += w.backwards
+	o.lastT = w.lastT
+}

@@ -1,0 +1,60 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/fleetsim/fleetsim/engine"
+	"github.com/fleetsim/fleetsim/workload"
+)
+
+// TestPendHeapOrder checks pendHeap against a linear scan on random
+// interleavings of pushes and pops: each pop returns the pending result with
+// the least (Finished, request ID), whole (its Job.Tag and times intact
+// through slot reuse), and the heap empties in that order.
+func TestPendHeapOrder(t *testing.T) {
+	rnd := workload.NewRand(2, workload.StreamPlanner)
+	type item struct {
+		res engine.Result
+		id  int64
+	}
+	var h pendHeap
+	var ref []item
+	nextID := int64(0)
+	pop := func() {
+		best := 0
+		for k := range ref {
+			if a, b := ref[k], ref[best]; a.res.Finished < b.res.Finished || a.res.Finished == b.res.Finished && a.id < b.id {
+				best = k
+			}
+		}
+		want := ref[best]
+		ref = append(ref[:best], ref[best+1:]...)
+		if h.next() != want.res.Finished {
+			t.Fatalf("next %v, want %v", h.next(), want.res.Finished)
+		}
+		if got := h.pop(); got != want.res {
+			t.Fatalf("pop %+v, want %+v", got, want.res)
+		}
+	}
+	for range 20000 {
+		if len(ref) == 0 || rnd.IntN(3) > 0 && len(ref) < 64 {
+			nextID += int64(1 + rnd.IntN(3))
+			id := nextID
+			if rnd.IntN(2) == 0 { // IDs out of push order too
+				id = -id
+			}
+			r := engine.Result{Job: engine.Job{In: rnd.IntN(100), Tag: int(nextID)},
+				Admitted: engine.Time(rnd.IntN(5)), Finished: engine.Time(rnd.IntN(8))} // many ties
+			h.push(&r, id)
+			ref = append(ref, item{r, id})
+		} else {
+			pop()
+		}
+		if h.len() != len(ref) {
+			t.Fatalf("len %d, want %d", h.len(), len(ref))
+		}
+	}
+	for len(ref) > 0 {
+		pop()
+	}
+}
