@@ -2,40 +2,71 @@ package export
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
+
+	"github.com/fleetsim/fleetsim/sim"
 )
 
-// TestParquetPipelineBytes: the sink, which encodes on its own goroutine,
-// writes exactly the bytes of a synchronous writer with the same options
-// fed the same rows in the same 1,024-row calls (the writer before the
-// encoder moved off the simulation thread), over several row groups and a
-// partial last batch.
+// TestParquetPipelineBytes: the sink, which encodes on its own goroutine
+// with its own zstd codec, writes exactly the bytes of a synchronous
+// parquet-go writer with parquet-go's zstd codec fed Row (RowExt) structs
+// in the same 1,024-row calls (the writer before the encoder moved off the
+// simulation thread), over several row groups and a partial last batch, for
+// both schemas.
 func TestParquetPipelineBytes(t *testing.T) {
 	recs := testRecords(3*RowGroupRows + 777)
-	dir := t.TempDir()
-	writeParquet(t, filepath.Join(dir, "a.parquet"), recs)
-	got, err := os.ReadFile(filepath.Join(dir, "a.parquet"))
-	if err != nil {
-		t.Fatal(err)
+	for i := range recs {
+		e := &recs[i].Ext
+		e.CachedTokens, e.PrefillInstance, e.DecodeInstance = int32(i%97), int32(i%3), int32(i%5)
+		e.KVTransferS = float64(i%13) * 0.0007
+		if i%6 == 0 {
+			e.KVTransferS = math.NaN()
+		}
 	}
-	var want bytes.Buffer
-	w := parquet.NewGenericWriter[Row](&want,
+	for _, ext := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "a.parquet")
+		writeParquetInfo(t, path, FileInfo{Extended: ext}, recs)
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []byte
+		if ext {
+			want = syncParquet(t, recs, func(b *extRowBuf) RowExt { return RowExt{b.Row, b.ExtCols} })
+		} else {
+			want = syncParquet(t, recs, func(b *rowBuf) Row { return b.Row })
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("extended %v: pipelined file (%d bytes) differs from the synchronous one (%d bytes)", ext, len(got), len(want))
+		}
+	}
+}
+
+// syncParquet writes recs with parquet-go's GenericWriter[R] in 1,024-row
+// calls, each row converted by a B buffer (rowBuf or extRowBuf).
+func syncParquet[R any, B any, PB interface {
+	*B
+	set(*sim.Record)
+}](t *testing.T, recs []sim.Record, row func(PB) R) []byte {
+	var out bytes.Buffer
+	w := parquet.NewGenericWriter[R](&out,
 		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
 		createdBy(Application),
 	)
-	bufs := make([]rowBuf, batchRows)
-	rows := make([]Row, batchRows)
+	bufs := make([]B, batchRows)
+	rows := make([]R, batchRows)
 	for i := 0; i < len(recs); i += batchRows {
 		n := min(batchRows, len(recs)-i)
 		for k := range n {
-			bufs[k].set(&recs[i+k])
-			rows[k] = bufs[k].Row
+			PB(&bufs[k]).set(&recs[i+k])
+			rows[k] = row(&bufs[k])
 		}
 		if _, err := w.Write(rows[:n]); err != nil {
 			t.Fatal(err)
@@ -44,9 +75,7 @@ func TestParquetPipelineBytes(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, want.Bytes()) {
-		t.Errorf("pipelined file (%d bytes) differs from the synchronous one (%d bytes)", len(got), want.Len())
-	}
+	return out.Bytes()
 }
 
 // TestParquetEncoderError: when the encoder cannot write (its file closed
