@@ -70,22 +70,13 @@ type RowExt struct {
 	ExtCols
 }
 
-// rowBuf is a Row with storage for its nullable values, so converting a
-// record allocates nothing. Its Parquet schema is Row's (vals is not a
-// column), so a slice of rowBuf is written as rows of Row without copying.
-type rowBuf struct {
-	Row
-	vals [7]float64
-}
-
-// extRowBuf is rowBuf for the schema RowExt.
+// extRowBuf is a Row and its ExtCols with storage for their nullable
+// values, so converting a record allocates nothing (the text sink's rows).
 type extRowBuf struct {
 	Row
 	ExtCols
 	vals [8]float64
 }
-
-func (b *rowBuf) set(r *sim.Record) { setRow(&b.Row, (*[7]float64)(&b.vals), r) }
 
 func (b *extRowBuf) set(r *sim.Record) {
 	setRow(&b.Row, (*[7]float64)(b.vals[:7]), r)
@@ -188,10 +179,10 @@ func (s *Stats) add(r *sim.Record) {
 // copies the record into a batch, and hands each full batch (batchRows
 // records) to the encoder over a bounded channel; batches are recycled, so
 // at most pipelineBatches are in flight and memory stays flat. The encoder
-// converts each batch into rows and writes them in the same Write calls as
-// a synchronous writer would, so the file is byte-identical to one
-// (TestParquetPipelineBytes). Write waits only when the encoder is
-// pipelineBatches behind.
+// (encoder.go) converts each batch into rows and hands them to parquet-go
+// with the same pages and row groups as a synchronous writer of Row
+// structs, so the file is byte-identical to one (TestParquetPipelineBytes).
+// Write waits only when the encoder is pipelineBatches behind.
 type ParquetSink struct {
 	f     *atomicFile
 	w     rowWriter
@@ -247,37 +238,15 @@ type rowWriter interface {
 	Close() error
 }
 
-// bufRows converts records into buffers of type B (rowBuf or extRowBuf),
-// whose Parquet schema is the file's, and writes them in place.
-type bufRows[B any] struct {
-	w    *parquet.GenericWriter[B]
-	bufs []B
-	set  func(*B, *sim.Record)
-}
-
-func (g *bufRows[B]) write(recs []sim.Record) error {
-	for i := range recs {
-		g.set(&g.bufs[i], &recs[i])
-	}
-	_, err := g.w.Write(g.bufs[:len(recs)])
-	return err
-}
-
-func (g *bufRows[B]) Close() error { return g.w.Close() }
-
 // newRowWriter starts the writer of requests.parquet's schema (Row, or
 // RowExt when info.Extended) on f. The schema is given explicitly: the one
-// parquet-go derives from the buffer types has the same columns but the
-// buffer type's name.
+// parquet-go derives from the encoder's row types has the same columns but
+// their name, and optional float64 fields where Row has pointers.
 func newRowWriter(f *atomicFile, info FileInfo) rowWriter {
 	if info.Extended {
-		opts := append(parquetOptions(info), parquet.SchemaOf(new(RowExt)))
-		return &bufRows[extRowBuf]{w: parquet.NewGenericWriter[extRowBuf](f, opts...),
-			bufs: make([]extRowBuf, batchRows), set: (*extRowBuf).set}
+		return newEncoder[encRowExt](f, info, parquet.SchemaOf(new(RowExt)))
 	}
-	opts := append(parquetOptions(info), parquet.SchemaOf(new(Row)))
-	return &bufRows[rowBuf]{w: parquet.NewGenericWriter[rowBuf](f, opts...),
-		bufs: make([]rowBuf, batchRows), set: (*rowBuf).set}
+	return newEncoder[encRow](f, info, parquet.SchemaOf(new(Row)))
 }
 
 // createdBy sets the footer's created_by exactly ("APP version V", the

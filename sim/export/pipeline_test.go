@@ -18,7 +18,10 @@ import (
 // parquet-go writer with parquet-go's zstd codec fed Row (RowExt) structs
 // in the same 1,024-row calls (the writer before the encoder moved off the
 // simulation thread), over several row groups and a partial last batch, for
-// both schemas.
+// both schemas. Exact zeros (+0 and −0) in the times the encoder writes as
+// optional float64 send their chunks through the column writers: in the
+// first row of the file (before any row went the other way), in a run of
+// chunks across page ends, at a row group's last row and in the last chunk.
 func TestParquetPipelineBytes(t *testing.T) {
 	recs := testRecords(3*RowGroupRows + 777)
 	for i := range recs {
@@ -29,6 +32,14 @@ func TestParquetPipelineBytes(t *testing.T) {
 			e.KVTransferS = math.NaN()
 		}
 	}
+	negZero := math.Copysign(0, -1)
+	recs[0].AdmitS = 0
+	for i := 40_000; i < 50_000; i += 7 {
+		recs[i].FirstTokenS = 0
+	}
+	recs[RowGroupRows-1].FinishS = negZero
+	recs[2*RowGroupRows+100].TTFTS = 0
+	recs[len(recs)-2].E2ES = negZero
 	for _, ext := range []bool{false, true} {
 		path := filepath.Join(t.TempDir(), "a.parquet")
 		writeParquetInfo(t, path, FileInfo{Extended: ext}, recs)
@@ -47,6 +58,14 @@ func TestParquetPipelineBytes(t *testing.T) {
 		}
 	}
 }
+
+// rowBuf is extRowBuf for the schema Row.
+type rowBuf struct {
+	Row
+	vals [7]float64
+}
+
+func (b *rowBuf) set(r *sim.Record) { setRow(&b.Row, (*[7]float64)(&b.vals), r) }
 
 // syncParquet writes recs with parquet-go's GenericWriter[R] in 1,024-row
 // calls, each row converted by a B buffer (rowBuf or extRowBuf).
