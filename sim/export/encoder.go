@@ -118,6 +118,8 @@ type encoder[B any] struct {
 	inGroup int
 }
 
+// newEncoder starts a writer of rows B on f with the file's schema (Row's
+// or RowExt's: the columns of B, named as the file's).
 func newEncoder[B any, PB interface {
 	*B
 	set(*sim.Record) bool
@@ -144,6 +146,8 @@ func newEncoder[B any, PB interface {
 	return e
 }
 
+// write encodes recs, in chunks of chunkRows rows counted from the start of
+// each row group.
 func (e *encoder[B]) write(recs []sim.Record) error {
 	for len(recs) > 0 {
 		n := min(len(recs), chunkRows-e.inGroup%chunkRows, RowGroupRows-e.inGroup)
