@@ -20,11 +20,16 @@ const chunkRows = 64
 
 // encRow is a row of requests.parquet as the encoder hands it to
 // parquet-go. Its columns are Row's; five of the nullable times are plain
-// float64 marked optional, which parquet-go shreds in runs (a zero is NULL
-// there), where a *float64 costs a call chain per row. queue_wait_s and
-// tpot_s stay pointers: they are exactly 0 in many rows (a request admitted
-// at once; one output token). A chunk in which one of the five is exactly
-// zero goes through the column writers instead (columnValues).
+// float64 marked optional, which parquet-go shreds in runs, where a
+// *float64 costs a call chain per row. queue_wait_s and tpot_s stay
+// pointers: they are exactly 0 in many rows (a request admitted at once;
+// one output token). parquet-go writes a zero optional float64 as NULL, and
+// v0.32.0 writes some NULLs of a 64-row run as 0 (a NULL run ending at row
+// y followed by exactly y values, then NULLs to the run's end: the latter
+// NULLs become 0). So only chunks in which all five are finite and non-zero
+// in every row go through GenericWriter.Write; a chunk with a zero, NaN or
+// infinite one (a NULL: a rejected request) goes through the column writers
+// (columnValues).
 type encRow struct {
 	ID                  int64    `parquet:"id"`
 	Pool                string   `parquet:"pool,dict"`
@@ -59,17 +64,17 @@ type encRowExt struct {
 	kv float64
 }
 
-// set fills b from r; zero reports that one of the five optional float64
-// columns holds an exact zero (which would be written as NULL).
-func (b *encRow) set(r *sim.Record) (zero bool) {
+// set fills b from r; special reports that one of the five optional
+// float64 columns is zero, NaN or infinite (a zero or a NULL).
+func (b *encRow) set(r *sim.Record) (special bool) {
 	*b = encRow{
 		ID: r.ID, Pool: r.Pool, Instance: r.Instance, Category: r.Category,
 		ArrivalS:            r.ArrivalS,
-		AdmitS:              orZero(r.AdmitS),
-		FirstTokenS:         orZero(r.FirstTokenS),
-		FinishS:             orZero(r.FinishS),
-		TTFTS:               orZero(r.TTFTS),
-		E2ES:                orZero(r.E2ES),
+		AdmitS:              r.AdmitS,
+		FirstTokenS:         r.FirstTokenS,
+		FinishS:             r.FinishS,
+		TTFTS:               r.TTFTS,
+		E2ES:                r.E2ES,
 		InputTokens:         r.InputTokens,
 		OutputTokens:        r.OutputTokens,
 		OriginalInputTokens: r.OriginalInputTokens,
@@ -85,24 +90,21 @@ func (b *encRow) set(r *sim.Record) (zero bool) {
 	// After the assignment above, which clears vals.
 	b.QueueWaitS = nullTime(&b.vals[0], r.QueueWaitS)
 	b.TPOTS = nullTime(&b.vals[1], r.TPOTS)
-	return r.AdmitS == 0 || r.FirstTokenS == 0 || r.FinishS == 0 || r.TTFTS == 0 || r.E2ES == 0
+	return notPlain(r.AdmitS) || notPlain(r.FirstTokenS) || notPlain(r.FinishS) || notPlain(r.TTFTS) || notPlain(r.E2ES)
 }
 
-func (b *encRowExt) set(r *sim.Record) (zero bool) {
-	zero = b.encRow.set(r)
+func (b *encRowExt) set(r *sim.Record) (special bool) {
+	special = b.encRow.set(r)
 	e := &r.Ext
 	b.ExtCols = ExtCols{CachedTokens: e.CachedTokens, PrefillInstance: e.PrefillInstance, DecodeInstance: e.DecodeInstance,
 		KVTransferS: nullTime(&b.kv, e.KVTransferS)}
-	return zero
+	return special
 }
 
-// orZero is x, or 0 (NULL in an optional float64 column) when x is NaN or
-// infinite.
-func orZero(x float64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0
-	}
-	return x
+// notPlain reports whether x is 0 (either sign), NaN or infinite: a value
+// the encoder does not hand to GenericWriter.Write in an optional float64.
+func notPlain(x float64) bool {
+	return x == 0 || math.IsNaN(x) || math.IsInf(x, 0)
 }
 
 // encoder writes batches of records to a parquet-go GenericWriter of B
@@ -151,13 +153,13 @@ func newEncoder[B any, PB interface {
 func (e *encoder[B]) write(recs []sim.Record) error {
 	for len(recs) > 0 {
 		n := min(len(recs), chunkRows-e.inGroup%chunkRows, RowGroupRows-e.inGroup)
-		zero := false
+		columnWise := false
 		for i := range n {
 			if e.set(&e.bufs[i], &recs[i]) {
-				zero = true
+				columnWise = true
 			}
 		}
-		if zero {
+		if columnWise {
 			e.vals.fill(recs[:n])
 			for c, cw := range e.cols {
 				if _, err := cw.WriteRowValues(e.vals.v[c][:n]); err != nil {

@@ -20,7 +20,8 @@ import (
 // each of the five times the encoder writes as optional float64, at rows 0,
 // 63, 64, 1,023, 1,024 and the last row, and at a row group's last and first
 // rows;
-// further streams have a zero in every row, in every other chunk, no
+// further streams have a zero in every row, runs of NULLs around runs of
+// served rows, in every other chunk, no
 // completed request, 1 row, 0 rows, exactly one row group and one row more,
 // and strings unique per row (a dictionary outgrowing its limit).
 func TestParquetEncoderAdversarial(t *testing.T) {
@@ -72,6 +73,23 @@ func TestParquetEncoderAdversarial(t *testing.T) {
 		r.QueueWaitS, r.TTFTS, r.TPOTS, r.E2ES = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	}
 	streams = append(streams, stream{"none-completed", rej})
+	// NULL runs: in chunk k, rows [0, y) and [2y, 64) rejected (NULL
+	// times), [y, 2y) served, y = 1 + k%32. parquet-go v0.32.0's optional
+	// float64 shredding writes rows [2y, 64) of such a chunk as 0, not NULL
+	// (found with --queue-limit 1 on an overloaded pool).
+	nullRuns := testRecords(40 * chunkRows)
+	for i := range nullRuns {
+		r := &nullRuns[i]
+		y, k := 1+i/chunkRows%32, i%chunkRows
+		if k < y || k >= 2*y {
+			r.Rejected, r.RejectedReason = true, "queue_full"
+			r.AdmitS, r.FirstTokenS, r.FinishS = math.NaN(), math.NaN(), math.NaN()
+			r.QueueWaitS, r.TTFTS, r.TPOTS, r.E2ES = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		} else if r.Rejected, r.RejectedReason = false, ""; math.IsNaN(r.AdmitS) {
+			r.AdmitS, r.FirstTokenS, r.FinishS, r.TTFTS, r.E2ES = 1, 2, 3, 4, 5
+		}
+	}
+	streams = append(streams, stream{"null-runs", nullRuns})
 	one := testRecords(1)
 	one0 := testRecords(2)[1:]
 	one0[0].FinishS = 0
