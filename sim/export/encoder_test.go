@@ -15,15 +15,15 @@ import (
 // TestParquetEncoderAdversarial: on record streams built to hit the
 // encoder's two paths and their seams, requests.parquet is byte-identical to
 // the synchronous writer of Row (RowExt) structs through pointers (the
-// writer before the encoder, syncParquet), for both schemas. The special
+// writer before the encoder, syncParquet), for both schemas. Rejections are
+// few (fewRejected), so most chunks take GenericWriter.Write. The special
 // values (+0, −0, NaN, ±Inf, the smallest subnormal, ±MaxFloat64) go into
 // each of the five times the encoder writes as optional float64, at rows 0,
 // 63, 64, 1,023, 1,024 and the last row, and at a row group's last and first
-// rows;
-// further streams have a zero in every row, runs of NULLs around runs of
-// served rows, in every other chunk, no
-// completed request, 1 row, 0 rows, exactly one row group and one row more,
-// and strings unique per row (a dictionary outgrowing its limit).
+// rows. Further streams: a zero in every row, a zero in every other chunk,
+// runs of NULLs around runs of served rows, no completed request, 1 row
+// (served, with a zero, rejected), 0 rows, exactly one row group and one row
+// more, and strings unique per row (a dictionary outgrowing its limit).
 func TestParquetEncoderAdversarial(t *testing.T) {
 	specials := []float64{0, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1),
 		math.SmallestNonzeroFloat64, math.MaxFloat64, -math.MaxFloat64}
@@ -41,7 +41,7 @@ func TestParquetEncoderAdversarial(t *testing.T) {
 	var streams []stream
 	for si, x := range specials {
 		for ci, col := range cols {
-			recs := testRecords(3000)
+			recs := fewRejected(3000)
 			for _, i := range []int{0, 63, 64, 1023, 1024, len(recs) - 1} {
 				*col(&recs[i]) = x
 			}
@@ -49,18 +49,18 @@ func TestParquetEncoderAdversarial(t *testing.T) {
 		}
 		// A row group's last and first rows, in all five columns at once
 		// (a file of 65,536 rows costs more than the columns one by one).
-		recs := testRecords(RowGroupRows + 100)
+		recs := fewRejected(RowGroupRows + 100)
 		for _, col := range cols {
 			*col(&recs[RowGroupRows-1]), *col(&recs[RowGroupRows]) = x, x
 		}
 		streams = append(streams, stream{fmt.Sprintf("special%d-row-group-end", si), recs})
 	}
-	all0 := testRecords(2*RowGroupRows + 3)
+	all0 := fewRejected(2*RowGroupRows + 3)
 	for i := range all0 {
 		all0[i].ArrivalS, all0[i].AdmitS = 0, 0 // every arrival at t=0, admitted at once
 	}
 	streams = append(streams, stream{"all-zero", all0})
-	alt := testRecords(RowGroupRows + 700)
+	alt := fewRejected(RowGroupRows + 700)
 	for i := 0; i < len(alt); i += 2 * chunkRows {
 		alt[i+i/(2*chunkRows)%chunkRows].E2ES = 0
 	}
@@ -90,12 +90,12 @@ func TestParquetEncoderAdversarial(t *testing.T) {
 		}
 	}
 	streams = append(streams, stream{"null-runs", nullRuns})
-	one := testRecords(1)
-	one0 := testRecords(2)[1:]
+	one := fewRejected(1)
+	one0 := fewRejected(2)[1:]
 	one0[0].FinishS = 0
-	streams = append(streams, stream{"one", one}, stream{"one-zero", one0}, stream{"empty", nil},
-		stream{"row-group", testRecords(RowGroupRows)}, stream{"row-group+1", testRecords(RowGroupRows + 1)})
-	uniq := testRecords(RowGroupRows + 300)
+	streams = append(streams, stream{"one", one}, stream{"one-zero", one0}, stream{"one-rejected", testRecords(1)}, stream{"empty", nil},
+		stream{"row-group", fewRejected(RowGroupRows)}, stream{"row-group+1", fewRejected(RowGroupRows + 1)})
+	uniq := fewRejected(RowGroupRows + 300)
 	for i := range uniq {
 		uniq[i].RejectedDetail = fmt.Sprintf("%d %s", i, strings.Repeat("x", 40))
 		if i%500 == 0 {
@@ -130,4 +130,22 @@ func TestParquetEncoderAdversarial(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fewRejected returns testRecords(n) with the rejected requests (every 7th,
+// NULL times) kept only in every 8th 64-row chunk and served elsewhere, so
+// most chunks go through GenericWriter.Write and some through the column
+// writers, as in a run that rejects now and then.
+func fewRejected(n int) []sim.Record {
+	recs := testRecords(n)
+	for i := range recs {
+		if r := &recs[i]; r.Rejected && i/chunkRows%8 != 3 {
+			r.Rejected, r.RejectedReason, r.Instance = false, "", int32(i%40)
+			r.AdmitS, r.QueueWaitS = r.ArrivalS+0.004, 0.004
+			r.FirstTokenS, r.TTFTS = r.ArrivalS+0.03, 0.03
+			r.FinishS, r.TPOTS = r.FirstTokenS+0.5, 0.02
+			r.E2ES = r.FinishS - r.ArrivalS
+		}
+	}
+	return recs
 }

@@ -23,7 +23,7 @@ import (
 // first row of the file (before any row went the other way), in a run of
 // chunks across page ends, at a row group's last row and in the last chunk.
 func TestParquetPipelineBytes(t *testing.T) {
-	recs := testRecords(3*RowGroupRows + 777)
+	recs := fewRejected(3*RowGroupRows + 777)
 	for i := range recs {
 		e := &recs[i].Ext
 		e.CachedTokens, e.PrefillInstance, e.DecodeInstance = int32(i%97), int32(i%3), int32(i%5)
