@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
@@ -287,12 +288,14 @@ func newBatch() *batch {
 }
 
 // encode is the encoder goroutine: it writes the batches in order until todo
-// is closed, then (unless a write failed) the footer.
+// is closed, then (unless a write failed) the footer. A panic while writing
+// is an error like a failed write (recovered): the goroutine keeps draining
+// todo, so Write never blocks on it, and Close discards the file.
 func (s *ParquetSink) encode() {
 	defer close(s.done)
 	for b := range s.todo {
 		if s.werr == nil {
-			if err := s.w.write(b.recs[:b.n]); err != nil {
+			if err := unpanic(func() error { return s.w.write(b.recs[:b.n]) }); err != nil {
 				s.werr = fmt.Errorf("export: writing %s: %w", s.f.path, err)
 				s.failed.Store(true)
 			}
@@ -304,10 +307,21 @@ func (s *ParquetSink) encode() {
 		}
 	}
 	if s.werr == nil && !s.aborting() {
-		if err := s.w.Close(); err != nil {
+		if err := unpanic(s.w.Close); err != nil {
 			s.werr = fmt.Errorf("export: writing %s: %w", s.f.path, err)
 		}
 	}
+}
+
+// unpanic runs f, returning a panic in it as an error (with the stack, for
+// the bug report) instead of ending the process with the file half written.
+func unpanic(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return f()
 }
 
 // aborting reports whether the sink is being aborted (its error set by

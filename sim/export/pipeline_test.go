@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -142,5 +143,47 @@ func TestParquetAbortMidStream(t *testing.T) {
 	<-s.done // the encoder has ended
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("after Abort the directory holds %v", entries)
+	}
+}
+
+// panicRows is a rowWriter whose write panics at its second batch.
+type panicRows struct {
+	rowWriter
+	n int
+}
+
+func (p *panicRows) write(recs []sim.Record) error {
+	if p.n++; p.n == 2 {
+		panic("boom")
+	}
+	return p.rowWriter.write(recs)
+}
+
+// TestParquetEncoderPanic: a panic on the encoder goroutine (which converts
+// the records since issue 20) becomes the sink's error: Write or Close
+// returns it, naming the panic, the encoder goroutine ends, nothing is left
+// in the directory, and the process is not brought down with the temporary
+// file left behind.
+func TestParquetEncoderPanic(t *testing.T) {
+	dir := t.TempDir()
+	s, err := NewParquetSink(filepath.Join(dir, "r.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.w = &panicRows{rowWriter: s.w} // before the first batch reaches the encoder
+	recs := fewRejected(2 * RowGroupRows)
+	var werr error
+	for i := range recs {
+		if werr = s.Write(&recs[i]); werr != nil {
+			break
+		}
+	}
+	cerr := s.Close()
+	if cerr == nil || !strings.Contains(cerr.Error(), "boom") {
+		t.Fatalf("Close returned %v (Write: %v), want the encoder's panic", cerr, werr)
+	}
+	<-s.done
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("after the encoder's panic the directory holds %v", entries)
 	}
 }
