@@ -103,19 +103,7 @@ func syncParquet[R any, B any, PB interface {
 // left in the directory; Abort afterwards is harmless.
 func TestParquetEncoderError(t *testing.T) {
 	dir := t.TempDir()
-	s, err := NewParquetSink(filepath.Join(dir, "r.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.f.File.Close()
-	recs := testRecords(2 * RowGroupRows)
-	var werr error
-	for i := range recs {
-		if werr = s.Write(&recs[i]); werr != nil {
-			break
-		}
-	}
-	cerr := s.Close()
+	s, werr, cerr := writeBroken(t, dir, func(s *ParquetSink) { s.f.File.Close() })
 	if cerr == nil {
 		t.Fatalf("Close succeeded on a closed file (Write error: %v)", werr)
 	}
@@ -123,6 +111,25 @@ func TestParquetEncoderError(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("after a failed Close the directory holds %v", entries)
 	}
+}
+
+// writeBroken opens a sink in dir, breaks it, writes two row groups of
+// records until Write fails and closes it: the sink, Write's error and
+// Close's.
+func writeBroken(t *testing.T, dir string, breakIt func(*ParquetSink)) (s *ParquetSink, werr, cerr error) {
+	t.Helper()
+	s, err := NewParquetSink(filepath.Join(dir, "r.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	breakIt(s)
+	recs := fewRejected(2 * RowGroupRows)
+	for i := range recs {
+		if werr = s.Write(&recs[i]); werr != nil {
+			break
+		}
+	}
+	return s, werr, s.Close()
 }
 
 // TestParquetAbortMidStream: Abort with batches in flight stops the encoder
@@ -166,19 +173,8 @@ func (p *panicRows) write(recs []sim.Record) error {
 // file left behind.
 func TestParquetEncoderPanic(t *testing.T) {
 	dir := t.TempDir()
-	s, err := NewParquetSink(filepath.Join(dir, "r.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.w = &panicRows{rowWriter: s.w} // before the first batch reaches the encoder
-	recs := fewRejected(2 * RowGroupRows)
-	var werr error
-	for i := range recs {
-		if werr = s.Write(&recs[i]); werr != nil {
-			break
-		}
-	}
-	cerr := s.Close()
+	// Before the first batch reaches the encoder.
+	s, werr, cerr := writeBroken(t, dir, func(s *ParquetSink) { s.w = &panicRows{rowWriter: s.w} })
 	if cerr == nil || !strings.Contains(cerr.Error(), "boom") {
 		t.Fatalf("Close returned %v (Write: %v), want the encoder's panic", cerr, werr)
 	}
