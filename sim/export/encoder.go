@@ -26,10 +26,12 @@ const chunkRows = 64
 // one output token). parquet-go writes a zero optional float64 as NULL, and
 // v0.32.0 writes some NULLs of a 64-row run as 0 (a NULL run ending at row
 // y followed by exactly y values, then NULLs to the run's end: the latter
-// NULLs become 0). So only chunks in which all five are finite and non-zero
-// in every row go through GenericWriter.Write; a chunk with a zero, NaN or
-// infinite one (a NULL: a rejected request) goes through the column writers
-// (columnValues).
+// NULLs become 0; upstream issue #154 reports the same symptom). Whether a
+// zero is NULL changed upstream too (PR #480, v0.29.0: not NULL; PR #523:
+// NULL again). So only chunks in which all five are finite and non-zero in
+// every row go through GenericWriter.Write, which relies on neither; a chunk
+// with a zero, NaN or infinite one (a NULL: a rejected request) goes through
+// the column writers (columnValues).
 type encRow struct {
 	ID                  int64    `parquet:"id"`
 	Pool                string   `parquet:"pool,dict"`
