@@ -1,20 +1,47 @@
 package export
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/fleetsim/fleetsim/sim"
 )
 
 // BenchmarkParquetSink measures the cost of streaming one record to
-// requests.parquet (conversion, encoding, zstd, file writes).
+// requests.parquet (copy, encoding, zstd, file writes) on synthetic
+// records (testRecords): wall time per row (ns/op, rows/s) and CPU time
+// per row of the whole process (cpu-ns/row).
 func BenchmarkParquetSink(b *testing.B) {
-	recs := testRecords(100_000)
+	benchSink(b, testRecords(100_000))
+}
+
+// BenchmarkParquetSinkFile is BenchmarkParquetSink on the records of a
+// requests.parquet written by a run (its first 200,000 rows, cycled), named
+// by FLEETSIM_BENCH_REQUESTS, e.g. the output of `fleetsim simulate
+// --timing kv --requests 1000000`: the benchmark scenario's data, whose
+// compression and dictionaries differ from the synthetic records'. Skipped
+// when the variable is unset.
+func BenchmarkParquetSinkFile(b *testing.B) {
+	path := os.Getenv("FLEETSIM_BENCH_REQUESTS")
+	if path == "" {
+		b.Skip("FLEETSIM_BENCH_REQUESTS is not set")
+	}
+	recs, err := ReadParquet(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchSink(b, recs[:min(len(recs), 200_000)])
+}
+
+func benchSink(b *testing.B, recs []sim.Record) {
 	s, err := NewParquetSink(filepath.Join(b.TempDir(), "r.parquet"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0, cpuOK := processCPU()
 	for i := range b.N {
 		if err := s.Write(&recs[i%len(recs)]); err != nil {
 			b.Fatal(err)
@@ -24,4 +51,10 @@ func BenchmarkParquetSink(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	if cpu1, ok := processCPU(); ok && cpuOK {
+		// Both goroutines (Write's and the encoder's): the CPU a row costs,
+		// which the wall time per row hides when the encoder has a core
+		// of its own, and which load on a shared machine inflates less.
+		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/row")
+	}
 }

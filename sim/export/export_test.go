@@ -51,7 +51,12 @@ func testRecords(n int) []sim.Record {
 
 func writeParquet(t *testing.T, path string, recs []sim.Record) *ParquetSink {
 	t.Helper()
-	s, err := NewParquetSink(path)
+	return writeParquetInfo(t, path, FileInfo{}, recs)
+}
+
+func writeParquetInfo(t *testing.T, path string, info FileInfo, recs []sim.Record) *ParquetSink {
+	t.Helper()
+	s, err := NewParquetSinkInfo(path, info)
 	if err != nil {
 		t.Fatal(err)
 	}

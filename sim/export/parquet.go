@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
@@ -70,25 +71,33 @@ type RowExt struct {
 	ExtCols
 }
 
-// rowBuf is a Row with storage for its nullable values, so converting a
-// record allocates nothing.
-type rowBuf struct {
+// extRowBuf is a Row and its ExtCols with storage for their nullable
+// values, so converting a record allocates nothing (the text sink's rows).
+type extRowBuf struct {
 	Row
-	ext  ExtCols // set by setExt (extended outputs only)
+	ExtCols
 	vals [8]float64
 }
 
-// setExt fills the extended columns of r.
-func (b *rowBuf) setExt(r *sim.Record) {
+func (b *extRowBuf) set(r *sim.Record) {
+	setRow(&b.Row, (*[7]float64)(b.vals[:7]), r)
 	e := &r.Ext
-	b.ext = ExtCols{CachedTokens: e.CachedTokens, PrefillInstance: e.PrefillInstance, DecodeInstance: e.DecodeInstance}
-	b.ext.KVTransferS = b.nullable(7, e.KVTransferS)
+	b.ExtCols = ExtCols{CachedTokens: e.CachedTokens, PrefillInstance: e.PrefillInstance, DecodeInstance: e.DecodeInstance,
+		KVTransferS: nullTime(&b.vals[7], e.KVTransferS)}
 }
 
-func (b *rowBuf) set(r *sim.Record) {
-	b.Row = Row{
+// setRow sets row to r's columns, its nullable times pointing into vals.
+func setRow(row *Row, vals *[7]float64, r *sim.Record) {
+	*row = Row{
 		ID: r.ID, Pool: r.Pool, Instance: r.Instance, Category: r.Category,
 		ArrivalS:            r.ArrivalS,
+		AdmitS:              nullTime(&vals[0], r.AdmitS),
+		FirstTokenS:         nullTime(&vals[1], r.FirstTokenS),
+		FinishS:             nullTime(&vals[2], r.FinishS),
+		QueueWaitS:          nullTime(&vals[3], r.QueueWaitS),
+		TTFTS:               nullTime(&vals[4], r.TTFTS),
+		TPOTS:               nullTime(&vals[5], r.TPOTS),
+		E2ES:                nullTime(&vals[6], r.E2ES),
 		InputTokens:         r.InputTokens,
 		OutputTokens:        r.OutputTokens,
 		OriginalInputTokens: r.OriginalInputTokens,
@@ -101,21 +110,15 @@ func (b *rowBuf) set(r *sim.Record) {
 		RejectedReason:      r.RejectedReason,
 		RejectedDetail:      r.RejectedDetail,
 	}
-	b.AdmitS = b.nullable(0, r.AdmitS)
-	b.FirstTokenS = b.nullable(1, r.FirstTokenS)
-	b.FinishS = b.nullable(2, r.FinishS)
-	b.QueueWaitS = b.nullable(3, r.QueueWaitS)
-	b.TTFTS = b.nullable(4, r.TTFTS)
-	b.TPOTS = b.nullable(5, r.TPOTS)
-	b.E2ES = b.nullable(6, r.E2ES)
 }
 
-func (b *rowBuf) nullable(i int, x float64) *float64 {
+// nullTime is p set to x, or nil (NULL) when x is NaN or infinite.
+func nullTime(p *float64, x float64) *float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return nil
 	}
-	b.vals[i] = x
-	return &b.vals[i]
+	*p = x
+	return p
 }
 
 // Record converts a Parquet row back to a sim.Record (NULL becomes NaN).
@@ -174,16 +177,16 @@ func (s *Stats) add(r *sim.Record) {
 // succeeds; Abort (or a failed Close) removes every trace of it.
 //
 // Encoding and compression run on a goroutine of their own: Write only
-// converts the record into a batch of rows, and hands each full batch
-// (batchRows rows) to the encoder over a bounded channel; batches are
-// recycled, so at most pipelineBatches are in flight and memory stays
-// flat. The encoder writes the batches in order, in the same Write calls as
-// a synchronous writer would, so the file is byte-identical to one. Write
-// waits only when the encoder is pipelineBatches behind.
+// copies the record into a batch, and hands each full batch (batchRows
+// records) to the encoder over a bounded channel; batches are recycled, so
+// at most pipelineBatches are in flight and memory stays flat. The encoder
+// (encoder.go) converts each batch into rows and hands them to parquet-go
+// with the same pages and row groups as a synchronous writer of Row
+// structs, so the file is byte-identical to one (TestParquetPipelineBytes).
+// Write waits only when the encoder is pipelineBatches behind.
 type ParquetSink struct {
 	f     *atomicFile
 	w     rowWriter
-	ext   bool // FileInfo.Extended: the ExtCols columns too
 	cur   *batch
 	free  chan *batch // recycled batches
 	todo  chan *batch // full batches, in order, for the encoder
@@ -201,9 +204,9 @@ type ParquetSink struct {
 // Write (64 × 1,024 rows: one row group).
 const pipelineBatches = RowGroupRows / batchRows
 
-// batch is batchRows rows being converted (sim side) or encoded (encoder).
+// batch is batchRows records being copied (sim side) or encoded (encoder).
 type batch struct {
-	bufs []rowBuf
+	recs []sim.Record
 	n    int
 }
 
@@ -230,36 +233,21 @@ type FileInfo struct {
 	Extended bool
 }
 
-// rowWriter encodes batches of rows into one schema.
+// rowWriter encodes batches of records into requests.parquet.
 type rowWriter interface {
-	write(b *batch) error
+	write(recs []sim.Record) error
 	Close() error
 }
 
-// genericRows writes batches as rows of type R (Row or RowExt).
-type genericRows[R any] struct {
-	w    *parquet.GenericWriter[R]
-	rows []R
-	conv func(*rowBuf) R
-}
-
-func (g *genericRows[R]) write(b *batch) error {
-	for i := range b.n {
-		g.rows[i] = g.conv(&b.bufs[i])
-	}
-	_, err := g.w.Write(g.rows[:b.n])
-	return err
-}
-
-func (g *genericRows[R]) Close() error { return g.w.Close() }
-
+// newRowWriter starts the writer of requests.parquet's schema (Row, or
+// RowExt when info.Extended) on f. The schema is given explicitly: the one
+// parquet-go derives from the encoder's row types has the same columns but
+// their name, and optional float64 fields where Row has pointers.
 func newRowWriter(f *atomicFile, info FileInfo) rowWriter {
 	if info.Extended {
-		return &genericRows[RowExt]{w: parquet.NewGenericWriter[RowExt](f, parquetOptions(info)...),
-			rows: make([]RowExt, batchRows), conv: func(b *rowBuf) RowExt { return RowExt{b.Row, b.ext} }}
+		return newEncoder[encRowExt](f, info, parquet.SchemaOf(new(RowExt)))
 	}
-	return &genericRows[Row]{w: parquet.NewGenericWriter[Row](f, parquetOptions(info)...),
-		rows: make([]Row, batchRows), conv: func(b *rowBuf) Row { return b.Row }}
+	return newEncoder[encRow](f, info, parquet.SchemaOf(new(Row)))
 }
 
 // createdBy sets the footer's created_by exactly ("APP version V", the
@@ -285,7 +273,7 @@ func NewParquetSinkInfo(path string, info FileInfo) (*ParquetSink, error) {
 		return nil, err
 	}
 	s := &ParquetSink{
-		f: f, w: newRowWriter(f, info), ext: info.Extended,
+		f: f, w: newRowWriter(f, info),
 		free: make(chan *batch, pipelineBatches+1),
 		todo: make(chan *batch, pipelineBatches),
 		done: make(chan struct{}),
@@ -296,16 +284,18 @@ func NewParquetSinkInfo(path string, info FileInfo) (*ParquetSink, error) {
 }
 
 func newBatch() *batch {
-	return &batch{bufs: make([]rowBuf, batchRows)}
+	return &batch{recs: make([]sim.Record, batchRows)}
 }
 
 // encode is the encoder goroutine: it writes the batches in order until todo
-// is closed, then (unless a write failed) the footer.
+// is closed, then (unless a write failed) the footer. A panic while writing
+// is an error like a failed write (recovered): the goroutine keeps draining
+// todo, so Write never blocks on it, and Close discards the file.
 func (s *ParquetSink) encode() {
 	defer close(s.done)
 	for b := range s.todo {
 		if s.werr == nil {
-			if err := s.w.write(b); err != nil {
+			if err := unpanic(func() error { return s.w.write(b.recs[:b.n]) }); err != nil {
 				s.werr = fmt.Errorf("export: writing %s: %w", s.f.path, err)
 				s.failed.Store(true)
 			}
@@ -317,10 +307,21 @@ func (s *ParquetSink) encode() {
 		}
 	}
 	if s.werr == nil && !s.aborting() {
-		if err := s.w.Close(); err != nil {
+		if err := unpanic(s.w.Close); err != nil {
 			s.werr = fmt.Errorf("export: writing %s: %w", s.f.path, err)
 		}
 	}
+}
+
+// unpanic runs f, returning a panic in it as an error (with the stack, for
+// the bug report) instead of ending the process with the file half written.
+func unpanic(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return f()
 }
 
 // aborting reports whether the sink is being aborted (its error set by
@@ -337,10 +338,7 @@ func (s *ParquetSink) Write(r *sim.Record) error {
 		return fmt.Errorf("export: %s: write after Close", s.f.path)
 	}
 	b := s.cur
-	b.bufs[b.n].set(r)
-	if s.ext {
-		b.bufs[b.n].setExt(r)
-	}
+	b.recs[b.n] = *r
 	b.n++
 	s.stats.add(r)
 	if b.n == batchRows {

@@ -26,7 +26,7 @@ type TextSink struct {
 	w      *bufio.Writer
 	format string
 	ext    bool // the ExtCols columns too
-	buf    rowBuf
+	buf    extRowBuf
 	line   []byte
 	rows   int64
 	err    error
@@ -83,8 +83,7 @@ func (s *TextSink) Write(r *sim.Record) error {
 	s.buf.set(r)
 	var ext *ExtCols
 	if s.ext {
-		s.buf.setExt(r)
-		ext = &s.buf.ext
+		ext = &s.buf.ExtCols
 	}
 	s.line = appendRow(s.line[:0], &s.buf.Row, ext, s.format == "csv")
 	if _, err := s.w.Write(s.line); err != nil {

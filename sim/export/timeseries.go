@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/fleetsim/fleetsim/sim"
 )
@@ -158,7 +157,7 @@ func NewSeriesSink(path string, info FileInfo) (*SeriesSink, error) {
 func parquetOptions(info FileInfo) []parquet.WriterOption {
 	by := Application
 	opts := []parquet.WriterOption{
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
+		parquet.Compression(newZstdCodec()),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
 	}
 	if info.Version != "" {

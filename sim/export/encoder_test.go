@@ -1,0 +1,151 @@
+package export
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fleetsim/fleetsim/sim"
+)
+
+// TestParquetEncoderAdversarial: on record streams built to hit the
+// encoder's two paths and their seams, requests.parquet is byte-identical to
+// the synchronous writer of Row (RowExt) structs through pointers (the
+// writer before the encoder, syncParquet), for both schemas. Rejections are
+// few (fewRejected), so most chunks take GenericWriter.Write. The special
+// values (+0, −0, NaN, ±Inf, the smallest subnormal, ±MaxFloat64) go into
+// each of the five times the encoder writes as optional float64, at rows 0,
+// 63, 64, 1,023, 1,024 and the last row, and at a row group's last and first
+// rows. Further streams: a zero in every row, a zero in every other chunk,
+// runs of NULLs around runs of served rows, no completed request, 1 row
+// (served, with a zero, rejected), 0 rows, exactly one row group and one row
+// more, and strings unique per row (a dictionary outgrowing its limit).
+func TestParquetEncoderAdversarial(t *testing.T) {
+	specials := []float64{0, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1),
+		math.SmallestNonzeroFloat64, math.MaxFloat64, -math.MaxFloat64}
+	cols := []func(*sim.Record) *float64{
+		func(r *sim.Record) *float64 { return &r.AdmitS },
+		func(r *sim.Record) *float64 { return &r.FirstTokenS },
+		func(r *sim.Record) *float64 { return &r.FinishS },
+		func(r *sim.Record) *float64 { return &r.TTFTS },
+		func(r *sim.Record) *float64 { return &r.E2ES },
+	}
+	type stream struct {
+		name string
+		recs []sim.Record
+	}
+	var streams []stream
+	for si, x := range specials {
+		for ci, col := range cols {
+			recs := fewRejected(3000)
+			for _, i := range []int{0, 63, 64, 1023, 1024, len(recs) - 1} {
+				*col(&recs[i]) = x
+			}
+			streams = append(streams, stream{fmt.Sprintf("special%d-col%d", si, ci), recs})
+		}
+		// A row group's last and first rows, in all five columns at once
+		// (a file of 65,536 rows costs more than the columns one by one).
+		recs := fewRejected(RowGroupRows + 100)
+		for _, col := range cols {
+			*col(&recs[RowGroupRows-1]), *col(&recs[RowGroupRows]) = x, x
+		}
+		streams = append(streams, stream{fmt.Sprintf("special%d-row-group-end", si), recs})
+	}
+	all0 := fewRejected(2*RowGroupRows + 3)
+	for i := range all0 {
+		all0[i].ArrivalS, all0[i].AdmitS = 0, 0 // every arrival at t=0, admitted at once
+	}
+	streams = append(streams, stream{"all-zero", all0})
+	alt := fewRejected(RowGroupRows + 700)
+	for i := 0; i < len(alt); i += 2 * chunkRows {
+		alt[i+i/(2*chunkRows)%chunkRows].E2ES = 0
+	}
+	streams = append(streams, stream{"alternating-chunks", alt})
+	rej := testRecords(3000)
+	for i := range rej {
+		r := &rej[i]
+		r.Rejected, r.RejectedReason = true, "too long"
+		r.AdmitS, r.FirstTokenS, r.FinishS = math.NaN(), math.NaN(), math.NaN()
+		r.QueueWaitS, r.TTFTS, r.TPOTS, r.E2ES = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	}
+	streams = append(streams, stream{"none-completed", rej})
+	// NULL runs: in chunk k, rows [0, y) and [2y, 64) rejected (NULL
+	// times), [y, 2y) served, y = 1 + k%32. parquet-go v0.32.0's optional
+	// float64 shredding writes rows [2y, 64) of such a chunk as 0, not NULL
+	// (found with --queue-limit 1 on an overloaded pool).
+	nullRuns := testRecords(40 * chunkRows)
+	for i := range nullRuns {
+		r := &nullRuns[i]
+		y, k := 1+i/chunkRows%32, i%chunkRows
+		if k < y || k >= 2*y {
+			r.Rejected, r.RejectedReason = true, "queue_full"
+			r.AdmitS, r.FirstTokenS, r.FinishS = math.NaN(), math.NaN(), math.NaN()
+			r.QueueWaitS, r.TTFTS, r.TPOTS, r.E2ES = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+		} else if r.Rejected, r.RejectedReason = false, ""; math.IsNaN(r.AdmitS) {
+			r.AdmitS, r.FirstTokenS, r.FinishS, r.TTFTS, r.E2ES = 1, 2, 3, 4, 5
+		}
+	}
+	streams = append(streams, stream{"null-runs", nullRuns})
+	one := fewRejected(1)
+	one0 := fewRejected(2)[1:]
+	one0[0].FinishS = 0
+	streams = append(streams, stream{"one", one}, stream{"one-zero", one0}, stream{"one-rejected", testRecords(1)}, stream{"empty", nil},
+		stream{"row-group", fewRejected(RowGroupRows)}, stream{"row-group+1", fewRejected(RowGroupRows + 1)})
+	uniq := fewRejected(RowGroupRows + 300)
+	for i := range uniq {
+		uniq[i].RejectedDetail = fmt.Sprintf("%d %s", i, strings.Repeat("x", 40))
+		if i%500 == 0 {
+			uniq[i].TTFTS = 0
+		}
+	}
+	streams = append(streams, stream{"unique-strings", uniq})
+
+	dir := t.TempDir()
+	for _, s := range streams {
+		for _, ext := range []bool{false, true} {
+			for i := range s.recs {
+				if e := &s.recs[i].Ext; ext {
+					e.CachedTokens, e.PrefillInstance, e.DecodeInstance = int32(i%31), int32(i%3), int32(i%4)
+					e.KVTransferS = float64(i%5) * 0.001
+				}
+			}
+			path := filepath.Join(dir, fmt.Sprintf("%s-%v.parquet", s.name, ext))
+			writeParquetInfo(t, path, FileInfo{Extended: ext}, s.recs)
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []byte
+			if ext {
+				want = syncParquet(t, s.recs, func(b *extRowBuf) RowExt { return RowExt{b.Row, b.ExtCols} })
+			} else {
+				want = syncParquet(t, s.recs, func(b *rowBuf) Row { return b.Row })
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s, extended %v: %d bytes, the synchronous writer %d", s.name, ext, len(got), len(want))
+			}
+		}
+	}
+}
+
+// fewRejected returns testRecords(n) with the rejected requests (every 7th,
+// NULL times) kept only in every 8th 64-row chunk and served elsewhere, so
+// most chunks go through GenericWriter.Write and some through the column
+// writers, as in a run that rejects now and then.
+func fewRejected(n int) []sim.Record {
+	recs := testRecords(n)
+	for i := range recs {
+		if r := &recs[i]; r.Rejected && i/chunkRows%8 != 3 {
+			r.Rejected, r.RejectedReason, r.Instance = false, "", int32(i%40)
+			r.AdmitS, r.QueueWaitS = r.ArrivalS+0.004, 0.004
+			r.FirstTokenS, r.TTFTS = r.ArrivalS+0.03, 0.03
+			r.FinishS, r.TPOTS = r.FirstTokenS+0.5, 0.02
+			r.E2ES = r.FinishS - r.ArrivalS
+		}
+	}
+	return recs
+}
