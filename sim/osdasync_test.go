@@ -2,7 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestOSDWorkerSameAsSync: in monitor mode the detectors run on the worker
@@ -61,5 +64,96 @@ func TestOSDWorkerSameAsSync(t *testing.T) {
 			t.Errorf("dt %v: osd_alert values %v, want both 0 and 1", dt, alerts)
 		}
 		t.Logf("dt %v: %d rows (osd_alert %v), %d records", dt, len(srows), alerts, len(sr))
+	}
+}
+
+// failSeries fails (or panics) at its n-th WriteSeries.
+type failSeries struct {
+	n, calls int
+	panics   bool
+}
+
+func (s *failSeries) WriteSeries([]SeriesRow) error {
+	if s.calls++; s.calls < s.n {
+		return nil
+	}
+	if s.panics {
+		panic("series sink")
+	}
+	return fmt.Errorf("series sink full")
+}
+
+// failSink fails (or panics) at its n-th record.
+type failSink struct {
+	n, calls int
+	panics   bool
+}
+
+func (s *failSink) Write(*Record) error {
+	if s.calls++; s.calls < s.n {
+		return nil
+	}
+	if s.panics {
+		panic("record sink")
+	}
+	return fmt.Errorf("record sink full")
+}
+
+// TestOSDWorkerEndsOnEveryPath: the monitor-mode worker goroutine has ended
+// when Run returns, or panics, on every path that ends a run early: a series
+// or record sink that fails or panics mid-run, and Options.Stop (a signal).
+// The run is the overloaded one of TestOSDWorkerSameAsSync, sampled every
+// 0.2 s (many batches handed over early). The goroutine count is read after
+// each run, waiting up to 2 s for it to fall back to the count before.
+func TestOSDWorkerEndsOnEveryPath(t *testing.T) {
+	const n = 6000
+	cfg := fleetCfg(n, 0.1,
+		PoolConfig{Name: "s", GPU: "a10g", Count: 1, MaxContext: 2048},
+		PoolConfig{Name: "l", GPU: "a10g", Count: 1, MaxContext: 8192})
+	cfg.Workload.Rate = 40
+	// The polls of a whole run: the drain's are its last ones.
+	polls := 0
+	count := func() bool { polls++; return false }
+	if _, err := Run(cfg, newPoisson(n, 40, 50, 4000, 3), &memSink{}, Options{Stop: count, Series: SeriesOptions{Sink: &memSeries{}, IntervalS: 0.2}}); err != nil {
+		t.Fatal(err)
+	}
+	total := polls
+	cases := []struct {
+		name   string
+		sink   Sink
+		series SeriesSink
+		stop   func() bool
+		err    string // "" for a panic
+	}{
+		{"series sink fails", &memSink{}, &failSeries{n: 200}, nil, "series sink full"},
+		{"series sink panics", &memSink{}, &failSeries{n: 200, panics: true}, nil, ""},
+		{"record sink fails", &failSink{n: 2000}, &memSeries{}, nil, "record sink full"},
+		{"record sink panics", &failSink{n: 2000, panics: true}, &memSeries{}, nil, ""},
+		{"stopped", &memSink{}, &memSeries{}, func() bool { polls++; return polls > 3000 }, ErrStopped.Error()},
+		{"stopped in the drain", &memSink{}, &memSeries{}, func() bool { polls++; return polls > total-2 }, ErrStopped.Error()},
+	}
+	for _, c := range cases {
+		before := runtime.NumGoroutine()
+		polls = 0
+		var err error
+		panicked := func() (p any) {
+			defer func() { p = recover() }()
+			_, err = Run(cfg, newPoisson(n, 40, 50, 4000, 3), c.sink, Options{Stop: c.stop, Series: SeriesOptions{Sink: c.series, IntervalS: 0.2}})
+			return nil
+		}()
+		switch {
+		case c.err == "" && panicked == nil:
+			t.Errorf("%s: no panic (err %v)", c.name, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%s: err %v (panic %v), want %q", c.name, err, panicked, c.err)
+		}
+		after := runtime.NumGoroutine()
+		for wait := 0; after > before && wait < 200; wait++ {
+			time.Sleep(10 * time.Millisecond)
+			after = runtime.NumGoroutine()
+		}
+		if after > before {
+			t.Errorf("%s: %d goroutines before the run, %d after", c.name, before, after)
+		}
 	}
 }
