@@ -28,9 +28,11 @@ const osdBatchLen = 16384
 // whatever the run's length.
 const osdBatches = 4
 
-// osdMaxMarks is the most time-series samples waiting for the worker: at
-// that many the batch being filled is handed over early, so that a sparse
-// run (few events between samples) does not hold its rows back for long.
+// osdMaxMarks is the number of time-series samples waiting for the worker at
+// which the batch being filled is handed over early, so that a sparse run
+// (few events between samples) does not hold its rows back for long. Each
+// further sample then hands its batch over too, so at most osdMaxMarks +
+// osdBatches - 1 samples wait (TestOSDWorkerSamplesWaitBounded).
 const osdMaxMarks = 16
 
 // Detector event kinds.

@@ -157,3 +157,43 @@ func TestOSDWorkerEndsOnEveryPath(t *testing.T) {
 		}
 	}
 }
+
+// lagSeries records the most samples waiting for the worker when a row is
+// written: the fleet's samples so far minus the row's interval.
+type lagSeries struct {
+	f      *fleet
+	maxLag int64
+}
+
+func (s *lagSeries) WriteSeries(rows []SeriesRow) error {
+	s.maxLag = max(s.maxLag, int64(s.f.ts.k)-rows[0].Interval)
+	return nil
+}
+
+// TestOSDWorkerSamplesWaitBounded: time-series samples waiting for the
+// worker stay bounded at osdMaxMarks + osdBatches - 1 (the batch handed over
+// early at osdMaxMarks holds up to osdMaxMarks of them, and each of the
+// osdBatches - 1 others one more before the fleet waits for the first): the
+// overloaded run of TestOSDWorkerSameAsSync sampled every 10 ms (hundreds of
+// samples between two full batches). The bound is counted by hand above; the
+// measured maximum depends on the scheduler (17 to 18 at GOMAXPROCS 1, 2 and 4 here).
+func TestOSDWorkerSamplesWaitBounded(t *testing.T) {
+	const n = 6000
+	cfg := fleetCfg(n, 0.1,
+		PoolConfig{Name: "s", GPU: "a10g", Count: 1, MaxContext: 2048},
+		PoolConfig{Name: "l", GPU: "a10g", Count: 1, MaxContext: 8192})
+	cfg.Workload.Rate = 40
+	ls := &lagSeries{}
+	f, err := newFleet(cfg, newPoisson(n, 40, 50, 4000, 3), &memSink{}, Options{Series: SeriesOptions{Sink: ls, IntervalS: 0.01}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls.f = f
+	if err := f.run(); err != nil {
+		t.Fatal(err)
+	}
+	if ls.maxLag > osdMaxMarks+osdBatches-1 {
+		t.Errorf("%d samples waited for the worker, want <= %d", ls.maxLag, osdMaxMarks+osdBatches-1)
+	}
+	t.Logf("at most %d samples waited (GOMAXPROCS %d)", ls.maxLag, runtime.GOMAXPROCS(0))
+}
