@@ -84,6 +84,7 @@ type osdWorker struct {
 	made       int    // batches allocated
 	sent, back uint64 // batches handed to the worker, and returned by it
 	pending    []*osdMark
+	spare      []*osdMark // written marks, for reuse (no allocation per sample)
 
 	// The worker's own (read by the fleet only after done is closed).
 	params    osd.Config
@@ -239,6 +240,7 @@ func (f *fleet) osdReturned() {
 				f.fail(fmt.Errorf("writing the time series: %w", err))
 			}
 		}
+		w.spare = append(w.spare, w.pending[k])
 		w.pending[k] = nil
 		k++
 	}
@@ -249,7 +251,13 @@ func (f *fleet) osdReturned() {
 // behind the events fed so far.
 func (f *fleet) osdMarkSample(rows []SeriesRow) {
 	w := f.osd.w
-	mk := &osdMark{rows: append([]SeriesRow(nil), rows...), batch: w.sent}
+	var mk *osdMark
+	if n := len(w.spare); n > 0 {
+		mk, w.spare = w.spare[n-1], w.spare[:n-1]
+	} else {
+		mk = &osdMark{}
+	}
+	mk.rows, mk.batch = append(mk.rows[:0], rows...), w.sent
 	w.pending = append(w.pending, mk)
 	w.cur.marks = append(w.cur.marks, mk)
 	f.osdAsyncAdd(osdEv{kind: evMark})
