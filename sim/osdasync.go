@@ -30,10 +30,13 @@ const osdBatches = 4
 
 // osdMaxMarks is the number of time-series samples waiting for the worker at
 // which the batch being filled is handed over early, so that a sparse run
-// (few events between samples) does not hold its rows back for long. Each
-// further sample then hands its batch over too, so at most osdMaxMarks +
-// osdBatches - 1 samples wait (TestOSDWorkerSamplesWaitBounded).
-const osdMaxMarks = 16
+// (few events between samples) holds a bounded number of rows (recycled:
+// osdMark). Each further sample then hands its batch over too, so at most
+// osdMaxMarks + osdBatches - 1 samples wait (TestOSDWorkerSamplesWaitBounded),
+// and about osdBatches handovers are made per osdMaxMarks samples, each a
+// wake-up of the worker (TestOSDWorkerFewEarlyHandovers: at 16, the CPU of a
+// run sampled every 1 ms grew by half).
+const osdMaxMarks = 256
 
 // Detector event kinds.
 const (

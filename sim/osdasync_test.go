@@ -172,7 +172,8 @@ func (s *lagSeries) WriteSeries(rows []SeriesRow) error {
 // osdBatches - 1 others one more before the fleet waits for the first): the
 // overloaded run of TestOSDWorkerSameAsSync sampled every 10 ms (hundreds of
 // samples between two full batches). The bound is counted by hand above; the
-// measured maximum depends on the scheduler (17 to 18 at GOMAXPROCS 1, 2 and 4 here).
+// measured maximum depends on the scheduler (257 to 258 at GOMAXPROCS 1, 2
+// and 4 here; 17 to 18 when osdMaxMarks was 16).
 func TestOSDWorkerSamplesWaitBounded(t *testing.T) {
 	ls := &lagSeries{}
 	f := overloadedFleet(t, ls, 0.01)
@@ -247,4 +248,42 @@ func overloadedFleet(t *testing.T, series SeriesSink, dt float64) *fleet {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// workerSeries remembers the run's worker (read after Run, once joined).
+type workerSeries struct {
+	countSeries
+	f *fleet
+	w *osdWorker
+}
+
+func (s *workerSeries) WriteSeries(rows []SeriesRow) error {
+	if s.w == nil {
+		s.w = s.f.osd.w
+	}
+	return s.countSeries.WriteSeries(rows)
+}
+
+// TestOSDWorkerFewEarlyHandovers: a run with few detector events per sample
+// hands batches over early (osdMaxMarks samples waiting) rarely, each
+// handover being a wake-up of the worker and often a wait for it. Once
+// osdMaxMarks samples wait, each sample hands its batch over until the
+// worker returns the first, so about osdBatches handovers per osdMaxMarks
+// samples: at osdMaxMarks 16, one per 4 samples; here at most one per 32.
+// At 16, the CLI's overloaded run (--pool a:a10g:1:2048 --rate 1000
+// --requests 20000 --timeseries-interval 1ms --no-parquet) took 3.1-4.8 s of
+// CPU against 1.9-2.5 s synchronously (c72fb8d vs 8585adf, 3 interleaved
+// pairs); at 256, 2.0-2.4 s.
+func TestOSDWorkerFewEarlyHandovers(t *testing.T) {
+	ws := &workerSeries{}
+	f := overloadedFleet(t, ws, 0.01)
+	ws.f = f
+	if err := f.run(); err != nil {
+		t.Fatal(err)
+	}
+	samples := uint64(ws.rows / 3)
+	t.Logf("%d samples, %d batches handed over", samples, ws.w.sent)
+	if ws.w.sent > samples/32 {
+		t.Errorf("%d batches handed over for %d samples, want <= %d", ws.w.sent, samples, samples/32)
+	}
 }
