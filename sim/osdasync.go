@@ -238,16 +238,21 @@ func (f *fleet) osdReturned() {
 	w.back++
 	k := 0
 	for k < len(w.pending) && w.pending[k].batch < w.back {
+		k++
+	}
+	// The passed marks leave pending before any is written: a sink that
+	// panics leaves pending consistent for osdJoin, deferred.
+	n := len(w.spare)
+	w.spare = append(w.spare, w.pending[:k]...)
+	clear(w.pending[copy(w.pending, w.pending[k:]):])
+	w.pending = w.pending[:len(w.pending)-k]
+	for _, mk := range w.spare[n:] {
 		if f.err == nil {
-			if err := f.ts.sink.WriteSeries(w.pending[k].rows); err != nil {
+			if err := f.ts.sink.WriteSeries(mk.rows); err != nil {
 				f.fail(fmt.Errorf("writing the time series: %w", err))
 			}
 		}
-		w.spare = append(w.spare, w.pending[k])
-		w.pending[k] = nil
-		k++
 	}
-	w.pending = w.pending[:copy(w.pending, w.pending[k:])]
 }
 
 // osdMarkSample queues a time-series sample's rows (osd_alert prefilled 0)

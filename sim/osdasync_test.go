@@ -287,3 +287,45 @@ func TestOSDWorkerFewEarlyHandovers(t *testing.T) {
 		t.Errorf("%d batches handed over for %d samples, want <= %d", ws.w.sent, samples, samples/32)
 	}
 }
+
+// onceSeries panics at its n-th WriteSeries and counts the rows of each
+// interval it is given.
+type onceSeries struct {
+	n, calls int
+	got      map[int64]int
+}
+
+func (s *onceSeries) WriteSeries(rows []SeriesRow) error {
+	if s.calls++; s.calls == s.n {
+		panic("series sink")
+	}
+	s.got[rows[0].Interval] += len(rows)
+	return nil
+}
+
+// TestOSDWorkerSinkPanicNoRepeat: when the series sink panics, the run
+// unwinds with the sink's panic (osdJoin, deferred, writes the samples still
+// waiting: it met the marks the panicking write had cleared, a nil pointer,
+// and panicked with that instead), and a caller that recovers finds each
+// interval at most once in its sink. Write 1 and 2 come before the first
+// arrival (no worker yet); write 200, from a batch handed back.
+func TestOSDWorkerSinkPanicNoRepeat(t *testing.T) {
+	for _, n := range []int{1, 2, 200} {
+		s := &onceSeries{n: n, got: map[int64]int{}}
+		f := overloadedFleet(t, s, 0.01)
+		var p any
+		func() {
+			defer func() { p = recover() }()
+			_ = f.run()
+		}()
+		if p != "series sink" {
+			t.Errorf("panic at write %d: recovered %v, want the sink's panic", n, p)
+		}
+		for k, rows := range s.got {
+			if rows != 3 {
+				t.Errorf("panic at write %d: interval %d written %d rows, want 3 (once)", n, k, rows)
+				break
+			}
+		}
+	}
+}
