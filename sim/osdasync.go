@@ -28,10 +28,15 @@ const osdBatchLen = 16384
 // whatever the run's length.
 const osdBatches = 4
 
-// osdMaxMarks is the most time-series samples waiting for the worker: at
-// that many the batch being filled is handed over early, so that a sparse
-// run (few events between samples) does not hold its rows back for long.
-const osdMaxMarks = 16
+// osdMaxMarks is the number of time-series samples waiting for the worker at
+// which the batch being filled is handed over early, so that a sparse run
+// (few events between samples) holds a bounded number of rows (recycled:
+// osdMark). Each further sample then hands its batch over too, so at most
+// osdMaxMarks + osdBatches - 1 samples wait (TestOSDWorkerSamplesWaitBounded),
+// and about osdBatches handovers are made per osdMaxMarks samples, each a
+// wake-up of the worker (TestOSDWorkerFewEarlyHandovers: at 16, the CPU of a
+// run sampled every 1 ms grew by half).
+const osdMaxMarks = 256
 
 // Detector event kinds.
 const (
@@ -83,6 +88,7 @@ type osdWorker struct {
 	made       int    // batches allocated
 	sent, back uint64 // batches handed to the worker, and returned by it
 	pending    []*osdMark
+	spare      []*osdMark // written marks, for reuse (no allocation per sample)
 
 	// The worker's own (read by the fleet only after done is closed).
 	params    osd.Config
@@ -238,22 +244,34 @@ func (f *fleet) osdReturned() {
 	w.back++
 	k := 0
 	for k < len(w.pending) && w.pending[k].batch < w.back {
+		k++
+	}
+	// The passed marks leave pending before any is written: a sink that
+	// panics leaves pending consistent for osdJoin, deferred.
+	n := len(w.spare)
+	w.spare = append(w.spare, w.pending[:k]...)
+	clear(w.pending[copy(w.pending, w.pending[k:]):])
+	w.pending = w.pending[:len(w.pending)-k]
+	for _, mk := range w.spare[n:] {
 		if f.err == nil {
-			if err := f.ts.sink.WriteSeries(w.pending[k].rows); err != nil {
+			if err := f.ts.sink.WriteSeries(mk.rows); err != nil {
 				f.fail(fmt.Errorf("writing the time series: %w", err))
 			}
 		}
-		w.pending[k] = nil
-		k++
 	}
-	w.pending = w.pending[:copy(w.pending, w.pending[k:])]
 }
 
 // osdMarkSample queues a time-series sample's rows (osd_alert prefilled 0)
 // behind the events fed so far.
 func (f *fleet) osdMarkSample(rows []SeriesRow) {
 	w := f.osd.w
-	mk := &osdMark{rows: append([]SeriesRow(nil), rows...), batch: w.sent}
+	var mk *osdMark
+	if n := len(w.spare); n > 0 {
+		mk, w.spare = w.spare[n-1], w.spare[:n-1]
+	} else {
+		mk = &osdMark{}
+	}
+	mk.rows, mk.batch = append(mk.rows[:0], rows...), w.sent
 	w.pending = append(w.pending, mk)
 	w.cur.marks = append(w.cur.marks, mk)
 	f.osdAsyncAdd(osdEv{kind: evMark})
