@@ -10,7 +10,9 @@ import (
 // TestPendHeapOrder checks pendHeap against a linear scan on random
 // interleavings of pushes and pops: each pop returns the pending result with
 // the least (Finished, request ID), whole (its Job.Tag and times intact
-// through slot reuse), and the heap empties in that order.
+// through slot reuse), and the heap empties in that order. The slab never
+// holds more results than were ever pending at once (a popped slot is
+// reused: without that it would grow by one result per request served).
 func TestPendHeapOrder(t *testing.T) {
 	rnd := workload.NewRand(2, workload.StreamPlanner)
 	type item struct {
@@ -20,6 +22,7 @@ func TestPendHeapOrder(t *testing.T) {
 	var h pendHeap
 	var ref []item
 	nextID := int64(0)
+	peak := 0 // most results pending at once
 	pop := func() {
 		best := 0
 		for k := range ref {
@@ -52,6 +55,10 @@ func TestPendHeapOrder(t *testing.T) {
 		}
 		if h.len() != len(ref) {
 			t.Fatalf("len %d, want %d", h.len(), len(ref))
+		}
+		peak = max(peak, len(ref))
+		if len(h.slab) > peak || len(h.slab) != h.len()+len(h.free) {
+			t.Fatalf("slab of %d results (%d free) with %d pending, at most %d ever pending", len(h.slab), len(h.free), h.len(), peak)
 		}
 	}
 	for len(ref) > 0 {

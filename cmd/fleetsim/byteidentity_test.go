@@ -19,7 +19,8 @@ import (
 // re-sized) does not move them: --compat papers on the default fleet (which
 // so reproduces c9db118's default run), --timing kv with --pool. The cases
 // cover central, jsq and rr dispatch, compress-and-route, an overloaded pool
-// (its drain) and an enforce-mode stop.
+// (its drain), an enforce-mode stop, and queue_full, misrouted and spillover
+// rejections.
 func TestRequestsByteIdenticalC9DB118(t *testing.T) {
 	cases := []struct{ args, sha string }{
 		{"--requests 20000", "2f4354ecdf5200cb860c100f5a153be9d60d54ab8a49051e3c555fb9e4aee781"},
@@ -28,6 +29,15 @@ func TestRequestsByteIdenticalC9DB118(t *testing.T) {
 		{"--requests 20000 --router cr --gamma 1.5", "73a7307efb598cd68f3365a61b731df8d7a3b63e37f3b71252233dfdd33f6449"},
 		{"--pool a:a10g:1:2048 --rate 1000 --requests 20000", "c6154b56c08d33b9355aee7f760a869cc2d2948787412f3071b16a813e8169db"},
 		{"--pool a:a10g:2:2048 --pool b:a100:2:8192 --rate 300 --requests 20000 --osd enforce", "75ea108ce45dab748eaa1fce2a5d22fe6bba6df06687e901ccfa926c8dbd2092"},
+		// Rejections (issue 20, second pass: dispatch no longer returns
+		// them): queue_full at a queue limit of 1 under central, jsq and
+		// rr dispatch (about 15,900 rejections, many at one instant),
+		// misrouted, and spillover with a queue limit.
+		{"--pool one:a100:2:65536 --requests 20000 --queue-limit 1", "7edf1299f04c82f5be9a7f79f996a2dc649b20b61b0cccc6d20f1362a114e556"},
+		{"--pool one:a100:2:65536 --requests 20000 --queue-limit 1 --dispatch jsq", "76099c135e8340c4db1088bd6ec2dcd42a94cf8fcc0d6b32be231a6aa32a7ddb"},
+		{"--pool one:a100:2:65536 --requests 20000 --queue-limit 1 --dispatch rr", "56e98d5aaef5c0bd442b13554f52d8ee936a704499388b3011ac4a1000b30e5c"},
+		{"--pool a:a100:3:2048 --pool b:a100:2:3000 --requests 20000", "4f35ac4f3829009e37454da5561f8963f1b4b5755fa9a5a830e5e28b5f774e24"},
+		{"--router spillover --rate 1500 --queue-limit 20 --requests 20000", "b2ae08ef26a5ad72e58c2b54b9783c1124566228947dee8a06812143a04a5828"},
 	}
 	for _, c := range cases {
 		out := filepath.Join(t.TempDir(), "D")
