@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -123,7 +124,7 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 		return ierr
 	}
 	if err != nil {
-		return badInput("%s", sizeFlagNames(oneLine(err)))
+		return badInput("%s", sizeFlagNames(oneLine(err), *rate, cfg.Method, *bShort))
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
@@ -133,8 +134,20 @@ func runSize(args []string, stdout, stderr io.Writer) error {
 	return writeSize(stdout, res)
 }
 
-// sizeFlagNames turns the library's field names into flags.
-func sizeFlagNames(msg string) string {
+// sizeFlagNames turns the library's field names into flags. Two checks
+// reach the user as fields of the scenario size builds for a pool's run:
+// the run's workload.rate (the pool's share of --rate) and the short pool's
+// max_ctx (--b-short); they are named by their flags.
+func sizeFlagNames(msg string, rate float64, method string, bShort int) string {
+	if rest, ok := strings.CutPrefix(msg, "workload.rate = "); ok {
+		share, why, _ := strings.Cut(rest, ": ")
+		return fmt.Sprintf("--rate %g requests/s: too low for size's runs (a pool's share %s requests/s: %s)", rate, roundG(share), why)
+	}
+	if method != "homo" && strings.HasPrefix(msg, "pools[") {
+		if _, rest, ok := strings.Cut(msg, fmt.Sprintf("].max_ctx = %d: ", bShort)); ok {
+			return fmt.Sprintf("--b-short %d tokens: %s", bShort, rest)
+		}
+	}
 	for _, f := range []string{"seeds", "confirm-seeds", "requests", "util-cap", "slo-tpot-p99", "method", "b-short", "workload", "gpu", "gpu-long"} {
 		if strings.HasPrefix(msg, f+" ") {
 			return "--" + msg
@@ -188,4 +201,13 @@ func writeSize(w io.Writer, r *sweep.SizeResult) error {
 	}
 	fmt.Fprintf(w, "paper fleet $%.0fK/yr, simulated fleet $%.0fK/yr\n", r.AnnualUSDPaper/1000, r.AnnualUSD/1000)
 	return nil
+}
+
+// roundG prints a number the library formatted in full (%v) with three
+// significant digits; anything else is returned as it is.
+func roundG(s string) string {
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		return fmt.Sprintf("%.3g", v)
+	}
+	return s
 }

@@ -26,6 +26,13 @@ func TestSizeBadInput(t *testing.T) {
 		// minute; now a run longer than size simulates is refused at once
 		// (after the occupancy model, whose chains are now bounded).
 		{[]string{"--rate", "1e7"}, "--rate 1e+07 requests/s: a run of pool short needs"},
+		// Bad input names the flag, not the scenario field of the runs
+		// size builds (final review of 2026-11-28: "workload.rate =
+		// 1e-06", a pool's share, and "pools[0].max_ctx = 1").
+		{[]string{"--rate", "1e-6"}, "--rate 1e-06 requests/s: too low for size's runs (a pool's share 8.98e-07 requests/s: at least 0.0607 requests/s"},
+		{[]string{"--rate", "1e-6", "--method", "homo"}, "--rate 1e-06 requests/s: too low for size's runs (a pool's share 1e-06 requests/s: at least 0.0675 requests/s"},
+		{[]string{"--b-short", "1", "--method", "retrofit"}, "--b-short 1 tokens: the max context must be at least 2 tokens"},
+		{[]string{"--b-short", "1"}, "--b-short 1 tokens: the max context must be at least 2 tokens"},
 	} {
 		code, _, errs := runCLI(t, append([]string{"size"}, tt.args...)...)
 		if code != 2 || !strings.Contains(errs, tt.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
