@@ -26,7 +26,7 @@ type dayFlags struct {
 func (d *dayFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&d.autoscale, "autoscale", "", "autoscaler `POLICY[:KEY=V,...]` (docs/day.md): static, threshold:metric=queue|kv|running|rate,target=T[,tolerance=0.1][,up=0][,down=5m][,interval=15s], wva:FILE[,mode=limited][,interval=60s] (schedule: in a scenario file)")
 	fs.StringArrayVar(&d.scaling, "scaling", nil, "a pool's scaling `POOL:KEY=V,...` (repeatable; POOL all for every pool): min, max (0: no bound), reserved, reserved-rate, on-demand-rate (USD per instance-hour), startup (delay, s or a duration), provision, bandwidth (bytes/s)")
-	fs.StringVar(&d.adaptive, "adaptive", "", "adaptive B_short `min=TOKENS,max=TOKENS[,step=S][,hold=N][,calm=C][,preempt=R][,reject=R][,queue=Q]` (docs/day.md; needs a token-budget, spillover or cr router)")
+	fs.StringVar(&d.adaptive, "adaptive", "", "adaptive B_short `min=T,max=T[,...]`: min, max (tokens) and optionally step, hold, calm, preempt, reject, queue (docs/day.md \"Adaptive B_short\"; needs a token-budget, spillover or cr router)")
 }
 
 // apply sets the flags that were given on cfg.

@@ -50,6 +50,27 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 }
 
+// TestHelpLayout: every command's --help keeps each flag's description on
+// the flag's line (pflag's FlagUsagesWrapped(100) pads every flag to the
+// longest flag-and-value name; simulate's and sweep's --adaptive value
+// name, 90 characters, pushed all their descriptions onto a line of their
+// own after one of trailing spaces: final review of 2026-11-28).
+func TestHelpLayout(t *testing.T) {
+	for _, cmd := range []string{"capacity", "catalog", "compress", "experiment", "fit", "optimize", "plan", "report", "simulate", "size", "sweep", "validate"} {
+		code, out, _ := runCLI(t, cmd, "--help")
+		if code != 0 {
+			t.Errorf("%s --help: exit %d", cmd, code)
+			continue
+		}
+		for i, line := range strings.Split(out, "\n") {
+			if strings.TrimRight(line, " \t") != line {
+				t.Errorf("%s --help: line %d ends in spaces: %q", cmd, i+1, line)
+				break
+			}
+		}
+	}
+}
+
 // screen returns the lines a terminal shows for s: "\r" returns to the
 // start of the line (later characters overwrite earlier ones), "\x1b[K"
 // erases to the end of the line, "\n" starts a new line.
