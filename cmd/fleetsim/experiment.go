@@ -54,7 +54,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "seed override (0 = each experiment's default)")
 	timing := fs.Bool("timing", false, "add wall-clock measurements (planner time, compressor latency); without it the output is byte-identical for a seed")
 	outDir := fs.StringP("out", "o", "", "write DIR/EXPERIMENTS.md (every table, differences, figures), one CSV per experiment and the figures (PNG, SVG) to `DIR` instead of printing")
-	compat := fs.String("compat", "", "papers: FleetOpt Tables 3, 5, 6 and §7.4 sized as the papers' simulator did (Python random.Random(42) Monte Carlo); default: exact moments, with the papers-compatible table beside them")
+	compat := fs.String("compat", "", "papers: FleetOpt Tables 3, 5, 6, §7.4 and the headline sized as the papers' simulator did (Python random.Random(42) Monte Carlo; the other experiments ignore it); default: exact moments, with the papers-compatible table beside them")
 	if help, err := parseFlags("experiment", fs, args, stdout, experimentUsage, true); help || err != nil {
 		return err
 	}
