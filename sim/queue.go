@@ -48,13 +48,18 @@ func fitsWaiter(fl *flight) bool {
 		fl.job.Out == r.OutputTokens && fl.instance == -1 && fl.job.Prefix == nil
 }
 
-// waitBlockLen is the number of waiters per block of a waitQueue (48 KiB).
-const waitBlockLen = 1024
+// Block sizes of a waitQueue, in waiters: the first block holds
+// waitBlockMin (768 B), each new one twice the last up to waitBlockLen
+// (48 KiB). A pool under jsq or rr has a queue per instance (privqueue.go):
+// one that only ever holds a few requests stays small.
+const (
+	waitBlockMin = 16
+	waitBlockLen = 1024
+)
 
-type waitBlock [waitBlockLen]waiter
-
-// waitQueue is a pool's central FCFS queue (central dispatch). It implements
-// engine.Queue so that the pool's instances share it. Waiting requests are
+// waitQueue is a pool's central FCFS queue (central dispatch), or one
+// instance's (jsq, rr: privqueue.go). It implements engine.Queue so that
+// the pool's instances share it. Waiting requests are
 // packed into waiters, in blocks that are appended and dropped whole (no
 // copying as the queue grows, no slack beyond one block); their flights go
 // back to the fleet's table. Peek rebuilds the head's flight (a new tag) and
@@ -63,10 +68,12 @@ type waitBlock [waitBlockLen]waiter
 type waitQueue struct {
 	fls    *flights
 	pool   *pool
-	blocks []*waitBlock
-	head   int // index of the head in blocks[0]
-	n      int // waiting requests
-	spare  *waitBlock
+	blocks [][]waiter
+	head   int      // index of the head in blocks[0]
+	tail   int      // waiters used in the last block
+	n      int      // waiting requests
+	spare  []waiter // the last block used up, for reuse (nil: none)
+	grow   int      // size of the next block allocated (0: waitBlockMin)
 	// big holds, by request ID, the flights whose values do not fit a
 	// waiter (a waiter with its id and flag waitBig stands for each).
 	big map[int64]*flight
@@ -92,16 +99,18 @@ func (q *waitQueue) packed() int {
 // Push appends fl at the tail; fl is released to the fleet's table (kept
 // whole when its values do not fit a waiter).
 func (q *waitQueue) Push(fl *flight) {
-	k := q.head + q.n
-	if k == len(q.blocks)*waitBlockLen {
+	if nb := len(q.blocks); nb == 0 || q.tail == len(q.blocks[nb-1]) {
 		b := q.spare
 		if b == nil {
-			b = new(waitBlock)
+			q.grow = min(waitBlockLen, max(waitBlockMin, 2*q.grow))
+			b = make([]waiter, q.grow)
 		}
 		q.spare = nil
 		q.blocks = append(q.blocks, b)
+		q.tail = 0
 	}
-	w := &q.blocks[k/waitBlockLen][k%waitBlockLen]
+	w := &q.blocks[len(q.blocks)-1][q.tail]
+	q.tail++
 	q.n++
 	if !fitsWaiter(fl) {
 		if q.big == nil {
@@ -169,13 +178,13 @@ func (q *waitQueue) Pop() *engine.Job {
 	q.n--
 	q.head++
 	switch {
-	case q.head == waitBlockLen: // the head block is used up: keep it as the spare
+	case q.head == len(q.blocks[0]): // the head block is used up: keep it as the spare
 		q.spare = q.blocks[0]
 		q.blocks[0] = nil
 		q.blocks = q.blocks[1:]
 		q.head = 0
 	case q.n == 0: // start over at the first slot
-		q.head = 0
+		q.head, q.tail = 0, 0
 	}
 	return j
 }

@@ -107,22 +107,31 @@ func (h *heapProbe) Write(*Record) error {
 }
 
 // TestQueuedRequestBytes is issue 20 item 3: an overloaded pool's waiting
-// requests are stored compactly. One a10g at max context 2048 (~14.5 req/s)
-// gets 200,000 requests at 1,000 req/s: ~197,000 are still waiting at the
-// last arrival (arrived minus records written then). The peak live heap
-// over the run, sampled at the last arrival and every 4,096 records of the
-// drain, less the heap before the run, per request waiting at the last
-// arrival, must be at most 96 bytes (a waiter is 48; the bound is
-// generous). Before the fix each waiting request held its flight (~150 B
-// plus the queue's pointer), and the drain ran every instance to completion
-// before emitting, holding every result and first token at once: ~550 B
-// per waiting request at the peak.
+// requests are stored compactly, under each dispatch mode. Two a10g at max
+// context 2048 (~14.5 req/s each) get 200,000 requests at 1,000 req/s:
+// ~194,000 are still waiting at the last arrival (arrived minus records
+// written then), in the central queue or (jsq, rr) in the instances'
+// private queues. The peak live heap over the run, sampled at the last
+// arrival and every 4,096 records of the drain, less the heap before the
+// run, per request waiting at the last arrival, must be at most 96 bytes (a
+// waiter is 48; the bound is generous). Before the fix each waiting request
+// held its flight (~150 B plus the queue's pointer), and the drain ran
+// every instance to completion before emitting, holding every result and
+// first token at once: ~550 B per waiting request at the peak (central);
+// under jsq and rr each also held an engine sequence (208 B) in the
+// instance's private queue: ~390 B per waiting request.
 func TestQueuedRequestBytes(t *testing.T) {
 	if testing.Short() {
-		t.Skip("200,000 requests")
+		t.Skip("200,000 requests per dispatch mode")
 	}
+	for _, d := range []string{DispatchCentral, DispatchJSQ, DispatchRR} {
+		t.Run(d, func(t *testing.T) { queuedRequestBytes(t, d) })
+	}
+}
+
+func queuedRequestBytes(t *testing.T, dispatch string) {
 	const n = 200000
-	cfg := fleetCfg(n, 0.1, PoolConfig{Name: "p", GPU: "a10g", Count: 1, MaxContext: 2048})
+	cfg := fleetCfg(n, 0.1, PoolConfig{Name: "p", GPU: "a10g", Count: 2, MaxContext: 2048, Dispatch: dispatch})
 	cfg.Workload.Rate = 1000
 	h := &heapProbe{Source: newPoisson(n, 1000, 50, 2000, 7)}
 	var ms runtime.MemStats
