@@ -50,3 +50,13 @@ func (p *pool) privPacked(i int) int {
 	}
 	return p.pq[i].Len()
 }
+
+// packed returns the number of requests p holds packed, without a flight:
+// in the central queue and behind its instances' queues.
+func (p *pool) packed() int {
+	n := p.cq.packed()
+	for i := range p.pq {
+		n += p.pq[i].packed()
+	}
+	return n
+}
