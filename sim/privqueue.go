@@ -7,7 +7,7 @@ import "github.com/fleetsim/fleetsim/engine"
 // the request's flight (about 150) stays in the fleet's table: an
 // overloaded run would hold both for every waiting request. So a request
 // dispatched to an instance whose queue is not empty is packed into a
-// waitQueue of that instance (48 bytes, its flight released, as in the
+// waitQueue of that instance (40 bytes, its flight released, as in the
 // central queue), which the engine admits from once its own queue is empty
 // (engine.Queue, SetShared). The engine then takes the same requests, in the
 // same order, at the same iteration starts as if they had been submitted to

@@ -8,7 +8,7 @@ import (
 )
 
 // waiter is a request waiting in a pool's central queue, stored compactly
-// (48 bytes, no pointer): everything its flight holds that is not known
+// (40 bytes, no pointer): everything its flight holds that is not known
 // from the queue itself (the pool) or set later (the instance). An
 // overloaded pool can hold millions of them; a flight (about 150 bytes and
 // a heap object of its own) is rebuilt when an instance is about to take
@@ -18,19 +18,20 @@ type waiter struct {
 	arrival   float64 // as it arrived (Request.Arrival = flight.fleetArrival)
 	in        int32   // Request.InputTokens (the true prompt)
 	out       int32   // Request.OutputTokens
-	maxOut    int32   // Request.MaxOutputTokens
 	bytes     int32   // Request.Bytes
 	served    int32   // engine.Job.In: the prompt as served
 	estimated int32
-	retries   uint16
+	maxOut    uint16 // Request.MaxOutputTokens - Request.OutputTokens
 	category  workload.Category
-	flags     uint8 // waitWarmup, waitCompressed, waitBig
+	flags     uint8 // waitWarmup, waitCompressed, waitBig; the retries above waitRetryShift
 }
 
 const (
 	waitWarmup = 1 << iota
 	waitCompressed
-	waitBig // the flight is kept whole in waitQueue.big
+	waitBig        // the flight is kept whole in waitQueue.big
+	waitRetryShift = iota
+	waitRetryMax   = 1<<(8-waitRetryShift) - 1 // 31
 )
 
 // fitsWaiter reports whether fl's values fit a waiter exactly (they always
@@ -39,12 +40,15 @@ const (
 // with a prefix cache) stays a flight too: a waiter holds no pointer.
 func fitsWaiter(fl *flight) bool {
 	r := &fl.req
-	for _, v := range [...]int{r.InputTokens, r.OutputTokens, r.MaxOutputTokens, r.Bytes, fl.job.In, fl.estimated} {
+	for _, v := range [...]int{r.InputTokens, r.OutputTokens, r.Bytes, fl.job.In, fl.estimated} {
 		if v < math.MinInt32 || v > math.MaxInt32 {
 			return false
 		}
 	}
-	return fl.retries >= 0 && fl.retries <= math.MaxUint16 && fl.fleetArrival == r.Arrival &&
+	if d := r.MaxOutputTokens - r.OutputTokens; d < 0 || d > math.MaxUint16 {
+		return false
+	}
+	return fl.retries >= 0 && fl.retries <= waitRetryMax && fl.fleetArrival == r.Arrival &&
 		fl.job.Out == r.OutputTokens && fl.instance == -1 && fl.job.Prefix == nil
 }
 
@@ -122,8 +126,8 @@ func (q *waitQueue) Push(fl *flight) {
 	}
 	r := &fl.req
 	*w = waiter{id: r.ID, arrival: r.Arrival, in: int32(r.InputTokens), out: int32(r.OutputTokens),
-		maxOut: int32(r.MaxOutputTokens), bytes: int32(r.Bytes), served: int32(fl.job.In),
-		estimated: int32(fl.estimated), retries: uint16(fl.retries), category: r.Category}
+		maxOut: uint16(r.MaxOutputTokens - r.OutputTokens), bytes: int32(r.Bytes), served: int32(fl.job.In),
+		estimated: int32(fl.estimated), category: r.Category, flags: uint8(fl.retries) << waitRetryShift}
 	if fl.warmup {
 		w.flags |= waitWarmup
 	}
@@ -154,12 +158,12 @@ func (q *waitQueue) unpack(w *waiter) *flight {
 	}
 	fl := q.fls.alloc()
 	fl.req = workload.Request{ID: w.id, Arrival: w.arrival, InputTokens: int(w.in), OutputTokens: int(w.out),
-		MaxOutputTokens: int(w.maxOut), Bytes: int(w.bytes), Category: w.category}
+		MaxOutputTokens: int(w.out) + int(w.maxOut), Bytes: int(w.bytes), Category: w.category}
 	fl.job = engine.Job{In: int(w.served), Out: int(w.out), Tag: fl.tag}
 	fl.fleetArrival = w.arrival
 	fl.arrivalPS = engine.Seconds(w.arrival)
 	fl.estimated = int(w.estimated)
-	fl.retries = int(w.retries)
+	fl.retries = int(w.flags >> waitRetryShift)
 	fl.warmup = w.flags&waitWarmup != 0
 	fl.compressed = w.flags&waitCompressed != 0
 	fl.pool = q.pool
