@@ -28,18 +28,23 @@ func (p *pool) compactPrivate() bool {
 // reports false when j is to be submitted to the engine: i's queue (the
 // engine's and its waitQueue) is empty, or p does not pack. eQueued[i]
 // must be fresh (refreshCounts). Once j is packed its flight is released.
+// An instance's queue is attached to its engine at its first packed request
+// (the engine then busy with its own queue): an engine with a shared queue
+// checks it at every iteration start, which instances that never queue are
+// spared.
 func (p *pool) pushPrivate(i int, j *engine.Job) bool {
 	if p.eQueued[i] == 0 || !p.compactPrivate() {
 		return false
 	}
 	if p.pq == nil {
 		p.pq = make([]waitQueue, len(p.eng))
-		for k := range p.pq {
-			p.pq[k] = waitQueue{fls: p.fls, pool: p}
-			p.eng[k].SetShared(&p.pq[k])
-		}
 	}
-	p.pq[i].Push(p.fls.of(j))
+	q := &p.pq[i]
+	if q.fls == nil { // the instance's first packed request: attach the queue
+		*q = waitQueue{fls: p.fls, pool: p}
+		p.eng[i].SetShared(q)
+	}
+	q.Push(p.fls.of(j))
 	return true
 }
 
