@@ -6,7 +6,9 @@ import (
 )
 
 // Queue is a FCFS waiting line an engine admits from after its own queue.
-// A pool shares one Queue among its instances for central (M/G/c) dispatch.
+// A pool shares one Queue among its instances for central (M/G/c) dispatch;
+// under jsq and rr it gives an instance a Queue of its own, as compact
+// storage for the tail of its private queue.
 //
 // The engine consults the shared queue only at the start of an iteration,
 // when its private queue is empty and a slot is free; an idle engine never

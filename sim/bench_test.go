@@ -90,3 +90,13 @@ func BenchmarkFleetOverloaded(b *testing.B) {
 		PoolConfig{Name: "long", GPU: "a100", Count: 92, MaxContext: 65536},
 	)
 }
+
+// BenchmarkFleetAzureJSQ is BenchmarkFleetAzure under jsq dispatch: the
+// instances' private queues (privqueue.go) on a fleet that is not
+// overloaded.
+func BenchmarkFleetAzureJSQ(b *testing.B) {
+	benchFleet(b, "azure", 1000, 1000000,
+		PoolConfig{Name: "short", GPU: "a100", Count: 43, MaxContext: 4096, Dispatch: DispatchJSQ},
+		PoolConfig{Name: "long", GPU: "a100", Count: 131, MaxContext: 65536, Dispatch: DispatchJSQ},
+	)
+}

@@ -37,8 +37,9 @@ func parseDispatch(s string) (int, error) {
 //
 // Per-instance state is kept in parallel slices indexed by instance
 // (0..Count-1): eng, the cached counts eRun/eQueued/eFree/eWait/ePend and
-// slotFreePos, and the indexes over instances (events, disp, free,
-// slotFree). A change that adds or removes instances during a run (an
+// slotFreePos, the indexes over instances (events, disp, free, slotFree)
+// and (jsq, rr) the packed queues pq, whose addresses the engines hold
+// (privqueue.go: not used by autoscaled pools today). A change that adds or removes instances during a run (an
 // instance lifecycle) must keep all of them the same length and in step:
 // grow or shrink every slice and index (idxHeap and slotIndex are built for
 // a fixed n today: they need an add/remove), give a new engine the shared
@@ -65,6 +66,7 @@ type pool struct {
 	disp     idxHeap     // jsq: queued+running
 	free     slotIndex   // central: free slots
 	cq       waitQueue   // central queue (central dispatch only), compact
+	pq       []waitQueue // jsq, rr: each instance's packed waiting requests (privqueue.go); nil until used
 	fls      *flights    // the fleet's flight table (results lead back to flights)
 	w        engine.Time // the iteration's fixed cost W, rounded as the engine does
 	rr       int
@@ -163,6 +165,7 @@ func (p *pool) refreshCounts(i int) {
 		return
 	}
 	running, queued, free := p.eng[i].Counts()
+	queued += p.privPacked(i)
 	p.running += running - int(p.eRun[i])
 	p.queued += queued - int(p.eQueued[i])
 	p.freeBlocks += free - int(p.eFree[i])
@@ -327,8 +330,10 @@ const (
 // at time t; the pool must have been advanced to t. It returns the outcome,
 // the instance (-1 when none); for an engine rejection the engine's Result
 // is in p.rejected (not returned: the common outcomes would copy an empty
-// 104-byte Result up every call level). A queued job's flight is packed into the pool's central queue and released
-// (waitQueue.Push): the caller must not use it after dispQueued.
+// 104-byte Result up every call level). A queued job's flight is packed into
+// the pool's central queue, or (jsq, rr) behind its instance's queue
+// (privqueue.go), and released (waitQueue.Push): the caller must not use it
+// after dispQueued.
 func (p *pool) dispatch(j *engine.Job, t engine.Time, out []engine.Result) (int, int, []engine.Result) {
 	if !p.eng[0].Fits(*j) { // identical instances: refused by all
 		p.rejected, _ = p.eng[0].Submit(*j, t)
@@ -398,6 +403,11 @@ func (p *pool) submitPrivate(i int, j *engine.Job, need int, t engine.Time, out 
 }
 
 func (p *pool) submit(i int, j *engine.Job, need int, t engine.Time, out []engine.Result) (int, int, []engine.Result) {
+	if p.pushPrivate(i, j) { // privqueue.go: the flight is packed and released
+		p.ePend[i] += int32(need)
+		p.refresh(i)
+		return dispQueued, p.instID(i), out
+	}
 	res, ok := p.eng[i].Submit(*j, t)
 	if !ok {
 		p.rejected = res

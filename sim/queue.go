@@ -8,7 +8,7 @@ import (
 )
 
 // waiter is a request waiting in a pool's central queue, stored compactly
-// (48 bytes, no pointer): everything its flight holds that is not known
+// (40 bytes, no pointer): everything its flight holds that is not known
 // from the queue itself (the pool) or set later (the instance). An
 // overloaded pool can hold millions of them; a flight (about 150 bytes and
 // a heap object of its own) is rebuilt when an instance is about to take
@@ -18,19 +18,20 @@ type waiter struct {
 	arrival   float64 // as it arrived (Request.Arrival = flight.fleetArrival)
 	in        int32   // Request.InputTokens (the true prompt)
 	out       int32   // Request.OutputTokens
-	maxOut    int32   // Request.MaxOutputTokens
 	bytes     int32   // Request.Bytes
 	served    int32   // engine.Job.In: the prompt as served
 	estimated int32
-	retries   uint16
+	maxOut    uint16 // Request.MaxOutputTokens - Request.OutputTokens
 	category  workload.Category
-	flags     uint8 // waitWarmup, waitCompressed, waitBig
+	flags     uint8 // waitWarmup, waitCompressed, waitBig; the retries above waitRetryShift
 }
 
 const (
 	waitWarmup = 1 << iota
 	waitCompressed
-	waitBig // the flight is kept whole in waitQueue.big
+	waitBig        // the flight is kept whole in waitQueue.big
+	waitRetryShift = iota
+	waitRetryMax   = 1<<(8-waitRetryShift) - 1 // 31
 )
 
 // fitsWaiter reports whether fl's values fit a waiter exactly (they always
@@ -39,22 +40,30 @@ const (
 // with a prefix cache) stays a flight too: a waiter holds no pointer.
 func fitsWaiter(fl *flight) bool {
 	r := &fl.req
-	for _, v := range [...]int{r.InputTokens, r.OutputTokens, r.MaxOutputTokens, r.Bytes, fl.job.In, fl.estimated} {
+	for _, v := range [...]int{r.InputTokens, r.OutputTokens, r.Bytes, fl.job.In, fl.estimated} {
 		if v < math.MinInt32 || v > math.MaxInt32 {
 			return false
 		}
 	}
-	return fl.retries >= 0 && fl.retries <= math.MaxUint16 && fl.fleetArrival == r.Arrival &&
+	if d := r.MaxOutputTokens - r.OutputTokens; d < 0 || d > math.MaxUint16 {
+		return false
+	}
+	return fl.retries >= 0 && fl.retries <= waitRetryMax && fl.fleetArrival == r.Arrival &&
 		fl.job.Out == r.OutputTokens && fl.instance == -1 && fl.job.Prefix == nil
 }
 
-// waitBlockLen is the number of waiters per block of a waitQueue (48 KiB).
-const waitBlockLen = 1024
+// Block sizes of a waitQueue, in waiters: the first block holds
+// waitBlockMin (768 B), each new one twice the last up to waitBlockLen
+// (48 KiB). A pool under jsq or rr has a queue per instance (privqueue.go):
+// one that only ever holds a few requests stays small.
+const (
+	waitBlockMin = 16
+	waitBlockLen = 1024
+)
 
-type waitBlock [waitBlockLen]waiter
-
-// waitQueue is a pool's central FCFS queue (central dispatch). It implements
-// engine.Queue so that the pool's instances share it. Waiting requests are
+// waitQueue is a pool's central FCFS queue (central dispatch), or one
+// instance's (jsq, rr: privqueue.go). It implements engine.Queue so that
+// the pool's instances share it. Waiting requests are
 // packed into waiters, in blocks that are appended and dropped whole (no
 // copying as the queue grows, no slack beyond one block); their flights go
 // back to the fleet's table. Peek rebuilds the head's flight (a new tag) and
@@ -63,10 +72,12 @@ type waitBlock [waitBlockLen]waiter
 type waitQueue struct {
 	fls    *flights
 	pool   *pool
-	blocks []*waitBlock
-	head   int // index of the head in blocks[0]
-	n      int // waiting requests
-	spare  *waitBlock
+	blocks [][]waiter
+	head   int      // index of the head in blocks[0]
+	tail   int      // waiters used in the last block
+	n      int      // waiting requests
+	spare  []waiter // the last block used up, for reuse (nil: none)
+	grow   int      // size of the next block allocated (0: waitBlockMin)
 	// big holds, by request ID, the flights whose values do not fit a
 	// waiter (a waiter with its id and flag waitBig stands for each).
 	big map[int64]*flight
@@ -92,16 +103,18 @@ func (q *waitQueue) packed() int {
 // Push appends fl at the tail; fl is released to the fleet's table (kept
 // whole when its values do not fit a waiter).
 func (q *waitQueue) Push(fl *flight) {
-	k := q.head + q.n
-	if k == len(q.blocks)*waitBlockLen {
+	if nb := len(q.blocks); nb == 0 || q.tail == len(q.blocks[nb-1]) {
 		b := q.spare
 		if b == nil {
-			b = new(waitBlock)
+			q.grow = min(waitBlockLen, max(waitBlockMin, 2*q.grow))
+			b = make([]waiter, q.grow)
 		}
 		q.spare = nil
 		q.blocks = append(q.blocks, b)
+		q.tail = 0
 	}
-	w := &q.blocks[k/waitBlockLen][k%waitBlockLen]
+	w := &q.blocks[len(q.blocks)-1][q.tail]
+	q.tail++
 	q.n++
 	if !fitsWaiter(fl) {
 		if q.big == nil {
@@ -113,8 +126,8 @@ func (q *waitQueue) Push(fl *flight) {
 	}
 	r := &fl.req
 	*w = waiter{id: r.ID, arrival: r.Arrival, in: int32(r.InputTokens), out: int32(r.OutputTokens),
-		maxOut: int32(r.MaxOutputTokens), bytes: int32(r.Bytes), served: int32(fl.job.In),
-		estimated: int32(fl.estimated), retries: uint16(fl.retries), category: r.Category}
+		maxOut: uint16(r.MaxOutputTokens - r.OutputTokens), bytes: int32(r.Bytes), served: int32(fl.job.In),
+		estimated: int32(fl.estimated), category: r.Category, flags: uint8(fl.retries) << waitRetryShift}
 	if fl.warmup {
 		w.flags |= waitWarmup
 	}
@@ -145,12 +158,12 @@ func (q *waitQueue) unpack(w *waiter) *flight {
 	}
 	fl := q.fls.alloc()
 	fl.req = workload.Request{ID: w.id, Arrival: w.arrival, InputTokens: int(w.in), OutputTokens: int(w.out),
-		MaxOutputTokens: int(w.maxOut), Bytes: int(w.bytes), Category: w.category}
+		MaxOutputTokens: int(w.out) + int(w.maxOut), Bytes: int(w.bytes), Category: w.category}
 	fl.job = engine.Job{In: int(w.served), Out: int(w.out), Tag: fl.tag}
 	fl.fleetArrival = w.arrival
 	fl.arrivalPS = engine.Seconds(w.arrival)
 	fl.estimated = int(w.estimated)
-	fl.retries = int(w.retries)
+	fl.retries = int(w.flags >> waitRetryShift)
 	fl.warmup = w.flags&waitWarmup != 0
 	fl.compressed = w.flags&waitCompressed != 0
 	fl.pool = q.pool
@@ -169,13 +182,13 @@ func (q *waitQueue) Pop() *engine.Job {
 	q.n--
 	q.head++
 	switch {
-	case q.head == waitBlockLen: // the head block is used up: keep it as the spare
+	case q.head == len(q.blocks[0]): // the head block is used up: keep it as the spare
 		q.spare = q.blocks[0]
 		q.blocks[0] = nil
 		q.blocks = q.blocks[1:]
 		q.head = 0
 	case q.n == 0: // start over at the first slot
-		q.head = 0
+		q.head, q.tail = 0, 0
 	}
 	return j
 }

@@ -293,7 +293,7 @@ func (f *fleet) run() error {
 	}
 	n := f.flights.live()
 	for _, p := range f.pools {
-		n += p.cq.packed()
+		n += p.packed()
 	}
 	if n > 0 {
 		// Engines do not run iterations that could end past their time

@@ -25,3 +25,24 @@ func TestWorkPastTimeRangeFails(t *testing.T) {
 		t.Fatalf("err = %v, want the run to fail naming the time range", err)
 	}
 }
+
+// TestWorkPastTimeRangeCountsQueued: the requests waiting behind such a
+// request are named too, wherever they wait: one instance with one slot
+// (W = 100 s) gets the 92,234-token request at t=0 and two 2-token ones at
+// t=1 and t=2, which never start. Under central dispatch both wait in the
+// pool's queue; under jsq and rr the first is in the engine's queue and
+// the second packed behind it (privqueue.go). 3 requests are unfinished.
+func TestWorkPastTimeRangeCountsQueued(t *testing.T) {
+	for _, d := range []string{DispatchCentral, DispatchJSQ, DispatchRR} {
+		reqs := []workload.Request{
+			{ID: 0, Arrival: 0, InputTokens: 1, OutputTokens: 92_234, MaxOutputTokens: 92_234, Bytes: 4},
+			{ID: 1, Arrival: 1, InputTokens: 1, OutputTokens: 2, MaxOutputTokens: 2, Bytes: 4},
+			{ID: 2, Arrival: 2, InputTokens: 1, OutputTokens: 2, MaxOutputTokens: 2, Bytes: 4},
+		}
+		_, err := runPaper(t, []PoolConfig{{Name: "x", GPU: "a100", Count: 1, MaxContext: 100_000, Dispatch: d,
+			Override: &EngineOverride{Timing: &engine.Timing{W: 100}, MaxSeqs: 1}}}, reqs)
+		if err == nil || !strings.Contains(err.Error(), "3 requests unfinished") {
+			t.Errorf("%s: err = %v, want 3 requests unfinished", d, err)
+		}
+	}
+}
