@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -255,8 +254,9 @@ func setOptional(dst *parquet.Value, x float64, col int) {
 	*dst = parquet.DoubleValue(x).Level(0, 1, col)
 }
 
-// stringValue is the BYTE_ARRAY value of s, sharing its bytes (the column
-// writers copy them into their dictionary and never modify them).
+// stringValue is the BYTE_ARRAY value of s. It copies the bytes (the
+// project keeps unsafe out of sim and engine); only the column-writer path,
+// taken by chunks with a NULL, zero or non-finite time, calls it.
 func stringValue(s string) parquet.Value {
-	return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s)))
+	return parquet.ByteArrayValue([]byte(s))
 }
