@@ -91,13 +91,15 @@ type waitQueue struct {
 // Len returns the number of waiting requests.
 func (q *waitQueue) Len() int { return q.n }
 
-// packed returns the number of waiting requests without a flight (the
-// head, once Peek rebuilt it, has one).
+// packed returns the number of waiting requests without a flight: not the
+// head once Peek rebuilt it, nor those kept whole in big (their flights
+// stay in the fleet's table).
 func (q *waitQueue) packed() int {
+	n := q.n - len(q.big)
 	if q.front != nil {
-		return q.n - 1
+		n--
 	}
-	return q.n
+	return n
 }
 
 // Push appends fl at the tail; fl is released to the fleet's table (kept

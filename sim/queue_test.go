@@ -71,6 +71,11 @@ func TestWaitQueue(t *testing.T) {
 		if q.Len() != pushed-popped {
 			t.Fatalf("round %d: Len %d, want %d", round, q.Len(), pushed-popped)
 		}
+		// Every waiting request is either packed or a live flight (kept
+		// whole), never both: the fleet adds the two up (run.go).
+		if q.packed()+fls.live() != q.Len() {
+			t.Fatalf("round %d: packed %d + live flights %d, want Len %d", round, q.packed(), fls.live(), q.Len())
+		}
 	}
 	if pushed < 3*waitBlockLen {
 		t.Fatalf("only %d pushes: blocks not exercised", pushed)

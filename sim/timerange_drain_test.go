@@ -46,3 +46,24 @@ func TestWorkPastTimeRangeCountsQueued(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkPastTimeRangeCountsKeptWhole: a waiting request whose values do
+// not fit a packed waiter (here a declared output cap 65,536 tokens above
+// its output, past the waiter's 16 bits: queue.go) keeps its flight whole
+// in the queue; it is still one unfinished request, not two (the flight
+// table and the queue both hold it). Same run as
+// TestWorkPastTimeRangeCountsQueued: 3 requests are unfinished.
+func TestWorkPastTimeRangeCountsKeptWhole(t *testing.T) {
+	for _, d := range []string{DispatchCentral, DispatchJSQ, DispatchRR} {
+		reqs := []workload.Request{
+			{ID: 0, Arrival: 0, InputTokens: 1, OutputTokens: 92_234, MaxOutputTokens: 92_234, Bytes: 4},
+			{ID: 1, Arrival: 1, InputTokens: 1, OutputTokens: 2, MaxOutputTokens: 2, Bytes: 4},
+			{ID: 2, Arrival: 2, InputTokens: 1, OutputTokens: 2, MaxOutputTokens: 2 + 65_536, Bytes: 4},
+		}
+		_, err := runPaper(t, []PoolConfig{{Name: "x", GPU: "a100", Count: 1, MaxContext: 100_000, Dispatch: d,
+			Override: &EngineOverride{Timing: &engine.Timing{W: 100}, MaxSeqs: 1}}}, reqs)
+		if err == nil || !strings.Contains(err.Error(), "3 requests unfinished") {
+			t.Errorf("%s: err = %v, want 3 requests unfinished", d, err)
+		}
+	}
+}
