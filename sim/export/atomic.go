@@ -75,6 +75,22 @@ type atomicFile struct {
 	*os.File
 	path string // final path
 	done bool
+	// Early writeback (writeback.go): bytes written so far, and the end of
+	// the range whose writeback has been started.
+	written, started int64
+}
+
+// Write writes p to the file and, every writebackChunk bytes, asks the
+// kernel to start writing the new range to disk (writeback.go), so that
+// Commit's fsync of a large file waits only for its last part.
+func (a *atomicFile) Write(p []byte) (int, error) {
+	n, err := a.File.Write(p)
+	a.written += int64(n)
+	if a.written-a.started >= writebackChunk {
+		startWriteback(a.File, a.started, a.written-a.started)
+		a.started = a.written
+	}
+	return n, err
 }
 
 // close finishes a sink's file: unless err is already set it runs finish
