@@ -12,9 +12,10 @@ import (
 
 // chunkRows is the number of rows parquet-go's GenericWriter.Write shreds at
 // a time: after each such chunk it ends the page of every column whose
-// buffer has reached the page size. The encoder hands parquet-go chunks of
-// exactly these rows (counted from the row group's start), so pages end on
-// the same rows whichever path a chunk takes.
+// buffer has reached the page size, counting chunks from the call's first
+// row. The encoder's chunks are these rows counted from the row group's
+// start (a call to Write covers whole chunks, or the row group's partial
+// first one), so pages end on the same rows whichever path a chunk takes.
 const chunkRows = 64
 
 // encRow is a row of requests.parquet as the encoder hands it to
@@ -109,9 +110,10 @@ func notPlain(x float64) bool {
 }
 
 // encoder writes batches of records to a parquet-go GenericWriter of B
-// (encRow or encRowExt) in chunkRows-row chunks, and the chunks that B
-// cannot represent through the writer's column writers, one column at a
-// time. Row groups are ended here, every RowGroupRows rows.
+// (encRow or encRowExt), each run of consecutive chunkRows-row chunks in
+// one call, and the chunks that B cannot represent through the writer's
+// column writers, one column at a time. Row groups are ended here, every
+// RowGroupRows rows.
 type encoder[B any] struct {
 	w       *parquet.GenericWriter[B]
 	cols    []*parquet.ColumnWriter
@@ -136,7 +138,7 @@ func newEncoder[B any, PB interface {
 		panic(err) // a zero row of the file's own schema
 	}
 	w.Reset(f)
-	e := &encoder[B]{w: w, cols: w.ColumnWriters(), bufs: make([]B, chunkRows),
+	e := &encoder[B]{w: w, cols: w.ColumnWriters(), bufs: make([]B, batchRows),
 		set: func(b *B, r *sim.Record) bool { return PB(b).set(r) }}
 	e.vals = newColumnValues(len(e.cols), info.Extended)
 	var got []string
@@ -153,21 +155,8 @@ func newEncoder[B any, PB interface {
 // each row group.
 func (e *encoder[B]) write(recs []sim.Record) error {
 	for len(recs) > 0 {
-		n := min(len(recs), chunkRows-e.inGroup%chunkRows, RowGroupRows-e.inGroup)
-		columnWise := false
-		for i := range n {
-			if e.set(&e.bufs[i], &recs[i]) {
-				columnWise = true
-			}
-		}
-		if columnWise {
-			e.vals.fill(recs[:n])
-			for c, cw := range e.cols {
-				if _, err := cw.WriteRowValues(e.vals.v[c][:n]); err != nil {
-					return err
-				}
-			}
-		} else if _, err := e.w.Write(e.bufs[:n]); err != nil {
+		n := min(len(recs), RowGroupRows-e.inGroup)
+		if err := e.writeGroup(recs[:n]); err != nil {
 			return err
 		}
 		recs = recs[n:]
@@ -181,20 +170,80 @@ func (e *encoder[B]) write(recs []sim.Record) error {
 	return nil
 }
 
+// writeGroup encodes recs, rows e.inGroup on of the current row group
+// (which they do not fill beyond its end). Consecutive plain chunks go to
+// GenericWriter.Write in one call, which shreds them chunkRows rows at a
+// time from the call's first row: a run therefore starts on a chunk
+// boundary, or is the row group's first, partial chunk alone. A chunk with
+// a special value goes through the column writers.
+func (e *encoder[B]) writeGroup(recs []sim.Record) error {
+	if len(e.bufs) < len(recs) {
+		e.bufs = make([]B, len(recs))
+	}
+	run := 0 // recs[run:i] are plain rows not yet written
+	for i := 0; i < len(recs); {
+		n := min(len(recs)-i, chunkRows-(e.inGroup+i)%chunkRows)
+		special := false
+		for j := i; j < i+n; j++ {
+			if e.set(&e.bufs[j], &recs[j]) {
+				special = true
+			}
+		}
+		if special {
+			if err := e.writeRun(run, i); err != nil {
+				return err
+			}
+			e.vals.fill(recs[i : i+n])
+			for c, cw := range e.cols {
+				if _, err := cw.WriteRowValues(e.vals.v[c][:n]); err != nil {
+					return err
+				}
+			}
+			run = i + n
+		}
+		i += n
+		if (e.inGroup+run)%chunkRows != 0 {
+			// A partial first chunk: shredded on its own.
+			if err := e.writeRun(run, i); err != nil {
+				return err
+			}
+			run = i
+		}
+	}
+	return e.writeRun(run, len(recs))
+}
+
+// writeRun hands the plain rows e.bufs[i:j] to GenericWriter.Write.
+func (e *encoder[B]) writeRun(i, j int) error {
+	if i == j {
+		return nil
+	}
+	_, err := e.w.Write(e.bufs[i:j])
+	return err
+}
+
 func (e *encoder[B]) Close() error { return e.w.Close() }
 
 // columnValues holds one chunk's cells as parquet.Values, per column.
 type columnValues struct {
 	v   [][]parquet.Value
 	ext bool
+	// bytes holds the bytes of the strings met, at most maxStrings, so
+	// that a repeated string (a pool, category or rejection reason) is
+	// copied once, not in every row.
+	bytes map[string][]byte
 }
+
+// maxStrings bounds columnValues.bytes: past it (strings unique per row),
+// the map starts afresh.
+const maxStrings = 1024
 
 func newColumnValues(cols int, ext bool) columnValues {
 	v := make([][]parquet.Value, cols)
 	for i := range v {
 		v[i] = make([]parquet.Value, chunkRows)
 	}
-	return columnValues{v: v, ext: ext}
+	return columnValues{v: v, ext: ext, bytes: make(map[string][]byte)}
 }
 
 // columns are the column names fill fills, in order.
@@ -208,6 +257,7 @@ func (c columnValues) columns() []string {
 // fill sets the cells of recs (at most chunkRows rows). A required value
 // needs no levels; a NaN or infinite time is NULL.
 func (c columnValues) fill(recs []sim.Record) {
+	stringValue := c.stringValue
 	v := c.v
 	for i := range recs {
 		r := &recs[i]
@@ -254,9 +304,19 @@ func setOptional(dst *parquet.Value, x float64, col int) {
 	*dst = parquet.DoubleValue(x).Level(0, 1, col)
 }
 
-// stringValue is the BYTE_ARRAY value of s. It copies the bytes (the
-// project keeps unsafe out of sim and engine); only the column-writer path,
-// taken by chunks with a NULL, zero or non-finite time, calls it.
-func stringValue(s string) parquet.Value {
-	return parquet.ByteArrayValue([]byte(s))
+// stringValue is the BYTE_ARRAY value of s. Its bytes are a copy (the
+// project keeps unsafe out of sim and engine), made once per distinct
+// string and never modified, so the value may share them with earlier
+// ones; only the column-writer path, taken by chunks with a NULL, zero or
+// non-finite time, calls it.
+func (c columnValues) stringValue(s string) parquet.Value {
+	b, ok := c.bytes[s]
+	if !ok {
+		if len(c.bytes) == maxStrings {
+			clear(c.bytes)
+		}
+		b = []byte(s)
+		c.bytes[s] = b
+	}
+	return parquet.ByteArrayValue(b)
 }

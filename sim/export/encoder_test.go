@@ -119,12 +119,7 @@ func TestParquetEncoderAdversarial(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var want []byte
-			if ext {
-				want = syncParquet(t, s.recs, func(b *extRowBuf) RowExt { return RowExt{b.Row, b.ExtCols} })
-			} else {
-				want = syncParquet(t, s.recs, func(b *rowBuf) Row { return b.Row })
-			}
+			want := syncParquetOf(t, s.recs, ext)
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s, extended %v: %d bytes, the synchronous writer %d", s.name, ext, len(got), len(want))
 			}
@@ -137,9 +132,15 @@ func TestParquetEncoderAdversarial(t *testing.T) {
 // most chunks go through GenericWriter.Write and some through the column
 // writers, as in a run that rejects now and then.
 func fewRejected(n int) []sim.Record {
+	return rejectedIn(n, func(i int) bool { return i/chunkRows%8 == 3 })
+}
+
+// rejectedIn returns testRecords(n) with the rejected requests kept only at
+// the rows i where keep(i), served elsewhere.
+func rejectedIn(n int, keep func(i int) bool) []sim.Record {
 	recs := testRecords(n)
 	for i := range recs {
-		if r := &recs[i]; r.Rejected && i/chunkRows%8 != 3 {
+		if r := &recs[i]; r.Rejected && !keep(i) {
 			r.Rejected, r.RejectedReason, r.Instance = false, "", int32(i%40)
 			r.AdmitS, r.QueueWaitS = r.ArrivalS+0.004, 0.004
 			r.FirstTokenS, r.TTFTS = r.ArrivalS+0.03, 0.03
@@ -148,4 +149,53 @@ func fewRejected(n int) []sim.Record {
 		}
 	}
 	return recs
+}
+
+// TestEncoderIrregularWrites: the encoder handed slices of any length (1,
+// 63, 64, 65, 100, 1,024, 7, 2,000 rows in turn, so that a plain run or a
+// special chunk starts anywhere within a 64-row chunk and crosses a row
+// group's end) writes the same bytes as the synchronous writer, which sees
+// 1,024-row calls: chunks are counted from the row group's start whatever
+// the calls. Specials in chunks of their own and next to plain ones, for
+// both schemas.
+func TestEncoderIrregularWrites(t *testing.T) {
+	recs := rejectedIn(RowGroupRows+5000, func(i int) bool { return i%chunkRows == 5 && i/chunkRows%5 == 2 })
+	for i := 0; i < len(recs); i += 997 {
+		recs[i].FinishS = 0
+	}
+	for i := range recs {
+		e := &recs[i].Ext
+		e.CachedTokens, e.PrefillInstance, e.DecodeInstance = int32(i%31), int32(i%3), int32(i%4)
+		e.KVTransferS = float64(i%5) * 0.001
+	}
+	sizes := []int{1, 63, 64, 65, 100, 1024, 7, 2000}
+	for _, ext := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "r.parquet")
+		f, err := createAtomic(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := newRowWriter(f, FileInfo{Extended: ext})
+		for i, k := 0, 0; i < len(recs); k++ {
+			n := min(sizes[k%len(sizes)], len(recs)-i)
+			if err := w.write(recs[i : i+n]); err != nil {
+				t.Fatal(err)
+			}
+			i += n
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := syncParquetOf(t, recs, ext)
+		if !bytes.Equal(got, want) {
+			t.Errorf("extended %v: %d bytes, the synchronous writer %d", ext, len(got), len(want))
+		}
+	}
 }
