@@ -64,9 +64,8 @@ func benchSink(b *testing.B, recs []sim.Record) {
 // zstd, file writes of requests.parquet), run on the benchmark's own
 // goroutine, locked to its OS thread: CPU time of that thread per row
 // (thread-cpu-ns/row, Linux only), which load on a shared machine inflates
-// less than wall time. Records as in a run without rejections (served:
-// every chunk through GenericWriter.Write) and with a rejection in every
-// chunk (rejections: every chunk through the column writers).
+// less than wall time. Records as in a run without rejections (served) and
+// with a rejection in every 64-row chunk (rejections: NULL times).
 func BenchmarkRowEncoder(b *testing.B) {
 	for _, bc := range []struct {
 		name string
@@ -87,7 +86,10 @@ func benchEncoder(b *testing.B, recs []sim.Record) {
 		b.Fatal(err)
 	}
 	defer f.Abort()
-	w := newRowWriter(f, FileInfo{})
+	w, err := newRowWriter(f, FileInfo{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0, cpuOK := threadCPU()
