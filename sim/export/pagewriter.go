@@ -103,7 +103,7 @@ type pageColumn struct {
 	dictEnds []uint32 // the entries' ends in dictVals
 
 	// The current column chunk.
-	pages   []byte // encoded pages (headers and bodies)
+	pages   pageBuf // encoded pages (headers and bodies)
 	indexer parquet.ColumnIndexer
 	meta    format.ColumnMetaData
 	locs    []format.PageLocation
@@ -121,8 +121,9 @@ func newPageWriter(f *atomicFile, info FileInfo) (*pageWriter, error) {
 	}
 	// parquet-go's own footer for no rows gives the schema elements,
 	// key-value metadata, created_by and column orders, encoded alike.
+	codec := newZstdCodec() // compresses nothing here
 	var empty bytes.Buffer
-	ew := parquet.NewWriter(&empty, append(parquetOptions(info), schema)...)
+	ew := parquet.NewWriter(&empty, append(parquetOptionsCodec(info, codec), schema)...)
 	if err := ew.Close(); err != nil {
 		return nil, err
 	}
@@ -132,7 +133,7 @@ func newPageWriter(f *atomicFile, info FileInfo) (*pageWriter, error) {
 	}
 	md := *ef.Metadata()
 	w := &pageWriter{out: bufio.NewWriterSize(f, parquet.DefaultWriteBufferSize), ext: info.Extended,
-		codec: newZstdCodec(), footer: &md}
+		codec: codec, footer: &md}
 	w.henc = thrift.NewEncoder(new(thrift.CompactProtocol).NewWriter(&w.hdr))
 	layout := rowLayout
 	if info.Extended {
@@ -166,6 +167,7 @@ func newPageWriter(f *atomicFile, info FileInfo) (*pageWriter, error) {
 		}
 		c.meta = format.ColumnMetaData{Type: format.Type(typ.Kind()), Encoding: encs, PathInSchema: path,
 			Codec: format.Zstd}
+		c.reserve()
 		w.cols = append(w.cols, c)
 	}
 	return w, nil
@@ -329,6 +331,32 @@ func (c *pageColumn) addString(s string) {
 	c.i32 = append(c.i32, i)
 }
 
+// reserve sizes c's page buffers for the most rows a page holds, so that
+// appending to them does not copy them as they grow.
+func (c *pageColumn) reserve() {
+	switch c.kind {
+	case colInt64:
+		c.i64 = make([]int64, 0, pageRows(8))
+	case colInt32, colDict:
+		c.i32 = make([]int32, 0, pageRows(4))
+	case colBool:
+		c.bits = make([]byte, 0, RowGroupRows/8)
+	case colDouble:
+		c.f64 = make([]float64, 0, pageRows(8))
+	case colOptional:
+		c.levels = make([]byte, 0, pageRows(5))
+		c.f64 = make([]float64, 0, pageRows(13))
+	}
+}
+
+// pageRows is the number of rows at which a page of rowBytes bytes a row
+// (as size counts them) ends: the first chunk that brings it to pageBytes,
+// at most a row group.
+func pageRows(rowBytes int64) int {
+	n := (pageBytes + rowBytes - 1) / rowBytes
+	return int(min((n+chunkRows-1)/chunkRows*chunkRows, RowGroupRows))
+}
+
 // size is the page's buffered size as parquet-go's column buffer of the
 // column counts it.
 func (c *pageColumn) size() int64 {
@@ -483,9 +511,9 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 	if err != nil {
 		return err
 	}
-	c.pages = append(c.pages, w.hdr.Bytes()...)
-	c.pages = append(c.pages, w.levels...)
-	c.pages = append(c.pages, w.comp...)
+	c.pages.write(w.hdr.Bytes())
+	c.pages.write(w.levels)
+	c.pages.write(w.comp)
 
 	// ColumnWriter.recordPageStats.
 	c.indexer.IndexPage(numValues, numNulls, lo, hi)
@@ -557,7 +585,39 @@ func (c *pageColumn) addSizes(uncompressed, compressed int32, typ format.PageTyp
 	c.meta.EncodingStats = append(c.meta.EncodingStats, format.PageEncodingStats{PageType: typ, Encoding: enc, Count: 1})
 }
 
-// write writes b to the file.
+// pageBuf holds a column chunk's encoded pages in blocks of pageBlock
+// bytes, so that it grows without copying what it holds.
+type pageBuf struct {
+	blocks [][]byte
+	n      int // blocks in use
+}
+
+const pageBlock = 64 << 10
+
+func (b *pageBuf) write(p []byte) {
+	for len(p) > 0 {
+		if b.n == 0 || len(b.blocks[b.n-1]) == pageBlock {
+			if b.n == len(b.blocks) {
+				b.blocks = append(b.blocks, make([]byte, 0, pageBlock))
+			}
+			b.n++
+		}
+		blk := &b.blocks[b.n-1]
+		k := min(len(p), pageBlock-len(*blk))
+		*blk = append(*blk, p[:k]...)
+		p = p[k:]
+	}
+}
+
+// reset empties b, keeping its blocks.
+func (b *pageBuf) reset() {
+	for i := range b.blocks[:b.n] {
+		b.blocks[i] = b.blocks[i][:0]
+	}
+	b.n = 0
+}
+
+// writeBytes writes b to the file.
 func (w *pageWriter) writeBytes(b []byte) error {
 	n, err := w.out.Write(b)
 	w.offset += int64(n)
@@ -637,8 +697,10 @@ func (w *pageWriter) endRowGroup() error {
 		for j := range c.locs {
 			c.locs[j].Offset += w.offset
 		}
-		if err := w.writeBytes(c.pages); err != nil {
-			return err
+		for _, b := range c.pages.blocks[:c.pages.n] {
+			if err := w.writeBytes(b); err != nil {
+				return err
+			}
 		}
 		slices.SortFunc(c.meta.EncodingStats, func(a, b format.PageEncodingStats) int {
 			if a.PageType != b.PageType {
@@ -659,7 +721,8 @@ func (w *pageWriter) endRowGroup() error {
 	w.offIndexes = append(w.offIndexes, ois)
 	for _, c := range w.cols {
 		c.indexer.Reset()
-		c.pages, c.locs, c.rows, c.pageDef = c.pages[:0], c.locs[:0], 0, c.pageDef[:0]
+		c.pages.reset()
+		c.locs, c.rows, c.pageDef = c.locs[:0], 0, c.pageDef[:0]
 		clear(c.defHist)
 		c.meta = format.ColumnMetaData{Type: c.meta.Type, Encoding: c.meta.Encoding,
 			PathInSchema: c.meta.PathInSchema, Codec: c.meta.Codec, EncodingStats: c.meta.EncodingStats[:0]}
@@ -726,5 +789,9 @@ func (w *pageWriter) Close() error {
 	if err := w.writeBytes(magic); err != nil {
 		return err
 	}
-	return w.out.Flush()
+	if err := w.out.Flush(); err != nil {
+		return err
+	}
+	w.codec.release()
+	return nil
 }
