@@ -3,6 +3,7 @@ package export
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/fleetsim/fleetsim/sim"
@@ -56,5 +57,53 @@ func benchSink(b *testing.B, recs []sim.Record) {
 		// which the wall time per row hides when the encoder has a core
 		// of its own, and which load on a shared machine inflates less.
 		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/row")
+	}
+}
+
+// BenchmarkRowEncoder measures the encoder alone (encoding, page writing,
+// zstd, file writes of requests.parquet), run on the benchmark's own
+// goroutine, locked to its OS thread: CPU time of that thread per row
+// (thread-cpu-ns/row, Linux only), which load on a shared machine inflates
+// less than wall time. Records as in a run without rejections (served) and
+// with a rejection in every 64-row chunk (rejections: NULL times).
+func BenchmarkRowEncoder(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		recs []sim.Record
+	}{
+		{"served", rejectedIn(100_000, func(int) bool { return false })},
+		{"rejections", testRecords(100_000)},
+	} {
+		b.Run(bc.name, func(b *testing.B) { benchEncoder(b, bc.recs) })
+	}
+}
+
+func benchEncoder(b *testing.B, recs []sim.Record) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	f, err := createAtomic(filepath.Join(b.TempDir(), "r.parquet"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Abort()
+	w, err := newRowWriter(f, FileInfo{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0, cpuOK := threadCPU()
+	for i := 0; i < b.N; {
+		n := min(batchRows, b.N-i, len(recs)-i%len(recs))
+		if err := w.write(recs[i%len(recs) : i%len(recs)+n]); err != nil {
+			b.Fatal(err)
+		}
+		i += n
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if cpu1, ok := threadCPU(); ok && cpuOK {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "thread-cpu-ns/row")
 	}
 }

@@ -180,10 +180,11 @@ func (s *Stats) add(r *sim.Record) {
 // copies the record into a batch, and hands each full batch (batchRows
 // records) to the encoder over a bounded channel; batches are recycled, so
 // at most pipelineBatches are in flight and memory stays flat. The encoder
-// (encoder.go) converts each batch into rows and hands them to parquet-go
-// with the same pages and row groups as a synchronous writer of Row
-// structs, so the file is byte-identical to one (TestParquetPipelineBytes).
-// Write waits only when the encoder is pipelineBatches behind.
+// (pagewriter.go) shreds each batch into typed columns and writes the pages,
+// row groups and footer itself, byte for byte as parquet-go's GenericWriter
+// of Row structs writes them (TestParquetPipelineBytes,
+// TestParquetEncoderAdversarial). Write waits only when the encoder is
+// pipelineBatches behind.
 type ParquetSink struct {
 	f     *atomicFile
 	w     rowWriter
@@ -240,14 +241,9 @@ type rowWriter interface {
 }
 
 // newRowWriter starts the writer of requests.parquet's schema (Row, or
-// RowExt when info.Extended) on f. The schema is given explicitly: the one
-// parquet-go derives from the encoder's row types has the same columns but
-// their name, and optional float64 fields where Row has pointers.
-func newRowWriter(f *atomicFile, info FileInfo) rowWriter {
-	if info.Extended {
-		return newEncoder[encRowExt](f, info, parquet.SchemaOf(new(RowExt)))
-	}
-	return newEncoder[encRow](f, info, parquet.SchemaOf(new(Row)))
+// RowExt when info.Extended) on f.
+func newRowWriter(f *atomicFile, info FileInfo) (rowWriter, error) {
+	return newPageWriter(f, info)
 }
 
 // createdBy sets the footer's created_by exactly ("APP version V", the
@@ -272,8 +268,13 @@ func NewParquetSinkInfo(path string, info FileInfo) (*ParquetSink, error) {
 	if err != nil {
 		return nil, err
 	}
+	w, err := newRowWriter(f, info)
+	if err != nil {
+		f.Abort()
+		return nil, err
+	}
 	s := &ParquetSink{
-		f: f, w: newRowWriter(f, info),
+		f: f, w: w,
 		free: make(chan *batch, pipelineBatches+1),
 		todo: make(chan *batch, pipelineBatches),
 		done: make(chan struct{}),

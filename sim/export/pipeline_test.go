@@ -48,12 +48,7 @@ func TestParquetPipelineBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want []byte
-		if ext {
-			want = syncParquet(t, recs, func(b *extRowBuf) RowExt { return RowExt{b.Row, b.ExtCols} })
-		} else {
-			want = syncParquet(t, recs, func(b *rowBuf) Row { return b.Row })
-		}
+		want := syncParquetOf(t, recs, ext)
 		if !bytes.Equal(got, want) {
 			t.Errorf("extended %v: pipelined file (%d bytes) differs from the synchronous one (%d bytes)", ext, len(got), len(want))
 		}
@@ -67,6 +62,14 @@ type rowBuf struct {
 }
 
 func (b *rowBuf) set(r *sim.Record) { setRow(&b.Row, (*[7]float64)(&b.vals), r) }
+
+// syncParquetOf is syncParquet of the schema RowExt when ext, else Row.
+func syncParquetOf(t *testing.T, recs []sim.Record, ext bool) []byte {
+	if ext {
+		return syncParquet(t, recs, func(b *extRowBuf) RowExt { return RowExt{b.Row, b.ExtCols} })
+	}
+	return syncParquet(t, recs, func(b *rowBuf) Row { return b.Row })
+}
 
 // syncParquet writes recs with parquet-go's GenericWriter[R] in 1,024-row
 // calls, each row converted by a B buffer (rowBuf or extRowBuf).

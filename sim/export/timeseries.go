@@ -155,9 +155,14 @@ func NewSeriesSink(path string, info FileInfo) (*SeriesSink, error) {
 // writes: zstd, RowGroupRows per row group, created_by and the key-value
 // metadata of info (MetaVersion, then info.Meta in key order).
 func parquetOptions(info FileInfo) []parquet.WriterOption {
+	return parquetOptionsCodec(info, newZstdCodec())
+}
+
+// parquetOptionsCodec is parquetOptions compressing with codec.
+func parquetOptionsCodec(info FileInfo, codec *zstdCodec) []parquet.WriterOption {
 	by := Application
 	opts := []parquet.WriterOption{
-		parquet.Compression(newZstdCodec()),
+		parquet.Compression(codec),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
 	}
 	if info.Version != "" {
