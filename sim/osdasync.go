@@ -40,14 +40,16 @@ const osdMaxMarks = 256
 
 // Detector event kinds.
 const (
-	evOrigin  uint8 = iota // first arrival: the detectors start, origin t
-	evStart                // a request starts (fleet arrival, pool delivery)
-	evFirst                // a first token; v is the TTFT, s
-	evEnd                  // a request ends
-	evMark                 // a time-series sample: read the alerts
-	evToken                // an engine reported a first token (tokenEv)
-	evFlush                // feed the first tokens at or before t (osdFlush)
-	evEndBoth              // a request leaves pool det and the fleet: evEnd for det, then for -1
+	evOrigin     uint8 = iota // first arrival: the detectors start, origin t
+	evStart                   // a request starts (fleet arrival, pool delivery)
+	evFirst                   // a first token; v is the TTFT, s
+	evEnd                     // a request ends
+	evMark                    // a time-series sample: read the alerts
+	evToken                   // an engine reported a first token (tokenEv)
+	evFlush                   // feed the first tokens at or before t (osdFlush)
+	evEndBoth                 // a request leaves pool det and the fleet: evEnd for det, then for -1
+	evFlushStart              // evFlush then evStart for the fleet (-1), both at t (osdArrive)
+	evArrive                  // evFlushStart then evStart for pool det, all at t (osdStart)
 )
 
 // osdEv is one detector event: kind at time t (s) for detector det (a
@@ -94,8 +96,7 @@ type osdWorker struct {
 	params    osd.Config
 	pools     []*osd.Detector
 	fleet     *osd.Detector
-	first     firstHeap // pending first tokens, as osdFeed.first
-	seq       uint64
+	first     firstQueue // pending first tokens, as osdFeed.first
 	lastT     float64
 	backwards int
 }
@@ -119,61 +120,85 @@ func (w *osdWorker) newBatch() *osdBatch {
 // returns the batch.
 func (w *osdWorker) run() {
 	for b := range w.work {
-		m := 0
-		for i := range b.evs {
-			e := &b.evs[i]
-			switch e.kind {
-			case evOrigin:
-				w.fleet = osd.New(w.params, e.t)
-				for k := range w.pools {
-					w.pools[k] = osd.New(w.params, e.t)
-				}
-				continue
-			case evMark:
-				w.markAlerts(b.marks[m])
-				m++
-				continue
-			case evToken:
-				w.first.pushToken(&w.seq, engine.Time(math.Float64bits(e.t)), engine.Time(math.Float64bits(e.v)), e.det)
-				continue
-			case evFlush:
-				w.flush(e.t)
-				continue
-			case evEnd:
-				w.flush(e.t)
-			case evEndBoth: // as evEnd for the pool then evEnd for the fleet
-				w.flush(e.t)
-				w.apply(&osdEv{kind: evEnd, t: e.t, det: e.det})
-				w.apply(&osdEv{kind: evEnd, t: e.t, det: -1})
-				continue
-			}
-			w.apply(e)
-		}
+		w.applyBatch(b)
 		b.evs, b.marks = b.evs[:0], b.marks[:0]
 		w.free <- b
 	}
 	close(w.done)
 }
 
-// apply feeds e to its detector (osdCheck's order check included).
-func (w *osdWorker) apply(e *osdEv) {
-	d := w.fleet
-	if e.det >= 0 {
-		d = w.pools[e.det]
+// applyBatch applies the events of b in order, with the detectors' calls
+// in the order osdEvent makes them synchronously.
+func (w *osdWorker) applyBatch(b *osdBatch) {
+	m := 0
+	for i := range b.evs {
+		e := &b.evs[i]
+		switch e.kind {
+		case evArrive:
+			w.flush(e.t)
+			w.at(e.t)
+			w.fleet.Start(e.t)
+			w.pools[e.det].Start(e.t)
+		case evToken:
+			w.first.pushToken(engine.Time(math.Float64bits(e.t)), engine.Time(math.Float64bits(e.v)), e.det)
+		case evEndBoth:
+			w.flush(e.t)
+			w.at(e.t)
+			w.pools[e.det].End(e.t)
+			w.fleet.End(e.t)
+		case evFlush:
+			w.flush(e.t)
+		case evFlushStart:
+			w.flush(e.t)
+			w.at(e.t)
+			w.fleet.Start(e.t)
+		case evStart:
+			w.at(e.t)
+			w.det(e.det).Start(e.t)
+		case evEnd:
+			w.flush(e.t)
+			w.at(e.t)
+			w.det(e.det).End(e.t)
+		case evMark:
+			w.markAlerts(b.marks[m])
+			m++
+		case evOrigin:
+			w.fleet = osd.New(w.params, e.t)
+			for k := range w.pools {
+				w.pools[k] = osd.New(w.params, e.t)
+			}
+		}
 	}
-	osdApply(d, e)
-	if e.t < w.lastT {
+}
+
+// det is detector k: pool k's, or the fleet's for -1.
+func (w *osdWorker) det(k int32) *osd.Detector {
+	if k < 0 {
+		return w.fleet
+	}
+	return w.pools[k]
+}
+
+// at counts an event at t (s) earlier than the one before (osdCheck's
+// order check); calling it once for several events at the same t counts
+// the same.
+func (w *osdWorker) at(t float64) {
+	if t < w.lastT {
 		w.backwards++
 	}
-	w.lastT = e.t
+	w.lastT = t
 }
 
 // flush feeds the pending first tokens at or before t, as osdFlush does.
 func (w *osdWorker) flush(t float64) {
-	for len(w.first) > 0 && w.first[0].t <= t {
-		p := w.first.pop()
-		w.apply(&osdEv{kind: evFirst, t: p.t, v: p.ttft, det: p.pool})
-		w.apply(&osdEv{kind: evFirst, t: p.t, v: p.ttft, det: -1})
+	for {
+		p, ok := w.first.next(t)
+		if !ok {
+			return
+		}
+		w.at(p.t)
+		w.pools[p.pool].FirstToken(p.t, p.ttft)
+		w.fleet.FirstToken(p.t, p.ttft)
 	}
 }
 
@@ -206,6 +231,10 @@ func osdApply(d *osd.Detector, e *osdEv) bool {
 	}
 }
 
+// osdTap, when set (tests), sees each batch's events as it is handed to the
+// worker.
+var osdTap func([]osdEv)
+
 // osdAsyncAdd queues an event for the worker.
 func (f *fleet) osdAsyncAdd(e osdEv) {
 	w := f.osd.w
@@ -215,11 +244,36 @@ func (f *fleet) osdAsyncAdd(e osdEv) {
 	}
 }
 
+// osdAsyncStart queues the start of a request at t (s) for detector det
+// (-1: the fleet's). An arrival's three events travel as one: the step to
+// its time queues a flush, the fleet's start follows (evFlushStart) and,
+// when the request goes straight to a pool, the pool's (evArrive).
+func (f *fleet) osdAsyncStart(t float64, det int32) {
+	b := f.osd.w.cur
+	if n := len(b.evs); n > 0 {
+		last := &b.evs[n-1]
+		if last.t == t {
+			if det < 0 && last.kind == evFlush {
+				last.kind = evFlushStart
+				return
+			}
+			if det >= 0 && last.kind == evFlushStart {
+				last.kind, last.det = evArrive, det
+				return
+			}
+		}
+	}
+	f.osdAsyncAdd(osdEv{kind: evStart, t: t, det: det})
+}
+
 // osdSend hands the batch being filled to the worker and takes an empty one
 // (a returned batch when there is one, a new one while fewer than
 // osdBatches exist, else it waits for the worker).
 func (f *fleet) osdSend() {
 	w := f.osd.w
+	if osdTap != nil {
+		osdTap(w.cur.evs)
+	}
 	w.work <- w.cur
 	w.sent++
 	select {
@@ -290,6 +344,9 @@ func (f *fleet) osdJoin() {
 	}
 	w := o.w
 	if len(w.cur.evs) > 0 {
+		if osdTap != nil {
+			osdTap(w.cur.evs)
+		}
 		w.work <- w.cur
 		w.sent++
 	}
