@@ -38,7 +38,8 @@ const osdBatches = 4
 // run sampled every 1 ms grew by half).
 const osdMaxMarks = 256
 
-// Detector event kinds.
+// Detector event kinds (the last three in this order: osdAsyncStart turns
+// one into the next).
 const (
 	evOrigin     uint8 = iota // first arrival: the detectors start, origin t
 	evStart                   // a request starts (fleet arrival, pool delivery)
@@ -46,10 +47,10 @@ const (
 	evEnd                     // a request ends
 	evMark                    // a time-series sample: read the alerts
 	evToken                   // an engine reported a first token (tokenEv)
-	evFlush                   // feed the first tokens at or before t (osdFlush)
 	evEndBoth                 // a request leaves pool det and the fleet: evEnd for det, then for -1
-	evFlushStart              // evFlush then evStart for the fleet (-1), both at t (osdArrive)
-	evArrive                  // evFlushStart then evStart for pool det, all at t (osdStart)
+	evFlush                   // feed the first tokens at or before t (osdFlush)
+	evFlushStart              // evFlush then evStart for the fleet (-1), both at t (osdArrive); evFlush + 1
+	evArrive                  // evFlushStart then evStart for pool det, all at t (osdStart); evFlushStart + 1
 )
 
 // osdEv is one detector event: kind at time t (s) for detector det (a
@@ -235,11 +236,12 @@ func osdApply(d *osd.Detector, e *osdEv) bool {
 // worker.
 var osdTap func([]osdEv)
 
-// osdAsyncAdd queues an event for the worker.
+// osdAsyncAdd queues an event for the worker (a batch's capacity is
+// osdBatchLen: it is handed over as soon as it is full).
 func (f *fleet) osdAsyncAdd(e osdEv) {
-	w := f.osd.w
-	w.cur.evs = append(w.cur.evs, e)
-	if len(w.cur.evs) == osdBatchLen {
+	o := f.osd
+	o.evs = append(o.evs, e)
+	if len(o.evs) == osdBatchLen {
 		f.osdSend()
 	}
 }
@@ -249,19 +251,15 @@ func (f *fleet) osdAsyncAdd(e osdEv) {
 // its time queues a flush, the fleet's start follows (evFlushStart) and,
 // when the request goes straight to a pool, the pool's (evArrive).
 func (f *fleet) osdAsyncStart(t float64, det int32) {
-	b := f.osd.w.cur
-	if n := len(b.evs); n > 0 {
-		last := &b.evs[n-1]
-		if last.t == t {
-			if det < 0 && last.kind == evFlush {
-				last.kind = evFlushStart
-				return
-			}
-			if det >= 0 && last.kind == evFlushStart {
-				last.kind, last.det = evArrive, det
-				return
-			}
-		}
+	evs := f.osd.evs
+	want := evFlush // the fleet's start follows a flush, a pool's the fleet's
+	if det >= 0 {
+		want = evFlushStart
+	}
+	if n := len(evs); n > 0 && evs[n-1].kind == want && evs[n-1].t == t {
+		evs[n-1].kind++ // evFlushStart, evArrive
+		evs[n-1].det = det
+		return
 	}
 	f.osdAsyncAdd(osdEv{kind: evStart, t: t, det: det})
 }
@@ -270,7 +268,9 @@ func (f *fleet) osdAsyncStart(t float64, det int32) {
 // (a returned batch when there is one, a new one while fewer than
 // osdBatches exist, else it waits for the worker).
 func (f *fleet) osdSend() {
-	w := f.osd.w
+	o := f.osd
+	w := o.w
+	w.cur.evs = o.evs
 	if osdTap != nil {
 		osdTap(w.cur.evs)
 	}
@@ -278,16 +278,18 @@ func (f *fleet) osdSend() {
 	w.sent++
 	select {
 	case b := <-w.free:
-		w.cur = b
+		w.cur, o.evs = b, b.evs
 		f.osdReturned()
 		return
 	default:
 	}
 	if w.made < osdBatches {
 		w.cur = w.newBatch()
+		o.evs = w.cur.evs
 		return
 	}
 	w.cur = <-w.free
+	o.evs = w.cur.evs
 	f.osdReturned()
 }
 
@@ -329,7 +331,7 @@ func (f *fleet) osdMarkSample(rows []SeriesRow) {
 	w.pending = append(w.pending, mk)
 	w.cur.marks = append(w.cur.marks, mk)
 	f.osdAsyncAdd(osdEv{kind: evMark})
-	if len(w.pending) >= osdMaxMarks && len(w.cur.evs) > 0 {
+	if len(w.pending) >= osdMaxMarks && len(f.osd.evs) > 0 {
 		f.osdSend()
 	}
 }
@@ -343,6 +345,7 @@ func (f *fleet) osdJoin() {
 		return
 	}
 	w := o.w
+	w.cur.evs, o.evs = o.evs, nil
 	if len(w.cur.evs) > 0 {
 		if osdTap != nil {
 			osdTap(w.cur.evs)

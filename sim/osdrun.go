@@ -76,7 +76,8 @@ type osdFeed struct {
 	// detectors on a goroutine of their own (osdasync.go); pools and fleet
 	// are nil meanwhile.
 	w       *osdWorker
-	sync    bool // monitor mode without the worker (tests compare the two)
+	evs     []osdEv // the events of w's batch being filled (w.cur's until it is handed over)
+	sync    bool    // monitor mode without the worker (tests compare the two)
 	first   firstQueue
 	started bool // origin set (first arrival)
 	lastT   float64
@@ -238,36 +239,40 @@ func (f *fleet) osdParams() osd.Config {
 
 // osdArrive feeds the fleet detector a start at the arrival time t; the
 // first arrival sets every detector's origin (guidellm's start time).
+// Here and in the other feeds the worker's path comes first; the
+// synchronous one (enforce mode, the first arrival, tests) is out of line.
 func (f *fleet) osdArrive(t float64) {
+	if f.osd.w != nil {
+		f.osdAsyncStart(t, -1)
+		return
+	}
+	f.osdArriveSync(t)
+}
+
+func (f *fleet) osdArriveSync(t float64) {
 	o := f.osd
 	if !o.started {
 		o.started = true
 		p := f.osdParams()
 		if !o.enforce && !o.sync {
 			o.w = newOSDWorker(p, len(o.pools))
+			o.evs = o.w.cur.evs
 			f.osdAsyncAdd(osdEv{kind: evOrigin, t: t})
-		} else {
-			o.fleet = osd.New(p, t)
-			for i := range o.pools {
-				o.pools[i] = osd.New(p, t)
-			}
+			f.osdAsyncStart(t, -1)
+			return
 		}
-	}
-	if o.w != nil {
-		f.osdAsyncStart(t, -1)
-		return
+		o.fleet = osd.New(p, t)
+		for i := range o.pools {
+			o.pools[i] = osd.New(p, t)
+		}
 	}
 	f.osdEvent(osdEv{kind: evStart, t: t, det: -1})
 }
 
-// osdEvent feeds e to its detector: through the worker in monitor mode,
-// else at once (osdCheck then sees the alert).
+// osdEvent feeds e to its detector at once (osdCheck then sees the alert);
+// not in monitor mode's worker phase.
 func (f *fleet) osdEvent(e osdEv) {
 	o := f.osd
-	if o.w != nil {
-		f.osdAsyncAdd(e)
-		return
-	}
 	d, name := o.fleet, fleetName
 	if e.det >= 0 {
 		d, name = o.pools[e.det], f.pools[e.det].cfg.Name
@@ -291,23 +296,25 @@ func (f *fleet) osdStart(p *pool, t float64) {
 // them at the same points (osdasync.go).
 func (f *fleet) osdFirstToken(j engine.Job, t engine.Time) {
 	fl := f.flights.of(&j)
-	o := f.osd
-	if o.w != nil {
+	if f.osd.w != nil {
 		f.osdAsyncAdd(tokenEv(t, fl.arrivalPS, fl.pool.order))
 		return
 	}
-	o.first.pushToken(t, fl.arrivalPS, int32(fl.pool.order))
+	f.osd.first.pushToken(t, fl.arrivalPS, int32(fl.pool.order))
 }
 
 // osdFlush feeds the pending first tokens at or before t.
 func (f *fleet) osdFlush(t float64) {
-	o := f.osd
-	if o.w != nil {
+	if f.osd.w != nil {
 		f.osdAsyncAdd(osdEv{kind: evFlush, t: t})
 		return
 	}
+	f.osdFlushSync(t)
+}
+
+func (f *fleet) osdFlushSync(t float64) {
 	for {
-		e, ok := o.first.next(t)
+		e, ok := f.osd.first.next(t)
 		if !ok {
 			return
 		}
@@ -319,12 +326,15 @@ func (f *fleet) osdFlush(t float64) {
 // osdEnd feeds the end of a request in pool p at time t, and in the fleet
 // too when it leaves the fleet.
 func (f *fleet) osdEnd(p *pool, t float64, leavesFleet bool) {
-	if f.osd.w == nil { // the worker flushes at every end
-		f.osdFlush(t)
-	} else if leavesFleet { // one event for both ends (the second end's flush would find nothing)
-		f.osdAsyncAdd(osdEv{kind: evEndBoth, t: t, det: int32(p.order)})
+	if f.osd.w != nil { // the worker flushes at every end
+		kind := evEnd
+		if leavesFleet { // one event for both ends (the second end's flush would find nothing)
+			kind = evEndBoth
+		}
+		f.osdAsyncAdd(osdEv{kind: kind, t: t, det: int32(p.order)})
 		return
 	}
+	f.osdFlushSync(t)
 	f.osdEvent(osdEv{kind: evEnd, t: t, det: int32(p.order)})
 	if leavesFleet {
 		f.osdEvent(osdEv{kind: evEnd, t: t, det: -1})
