@@ -38,16 +38,19 @@ const osdBatches = 4
 // run sampled every 1 ms grew by half).
 const osdMaxMarks = 256
 
-// Detector event kinds.
+// Detector event kinds (the last three in this order: osdAsyncStart turns
+// one into the next).
 const (
-	evOrigin  uint8 = iota // first arrival: the detectors start, origin t
-	evStart                // a request starts (fleet arrival, pool delivery)
-	evFirst                // a first token; v is the TTFT, s
-	evEnd                  // a request ends
-	evMark                 // a time-series sample: read the alerts
-	evToken                // an engine reported a first token (tokenEv)
-	evFlush                // feed the first tokens at or before t (osdFlush)
-	evEndBoth              // a request leaves pool det and the fleet: evEnd for det, then for -1
+	evOrigin     uint8 = iota // first arrival: the detectors start, origin t
+	evStart                   // a request starts (fleet arrival, pool delivery)
+	evFirst                   // a first token; v is the TTFT, s
+	evEnd                     // a request ends
+	evMark                    // a time-series sample: read the alerts
+	evToken                   // an engine reported a first token (tokenEv)
+	evEndBoth                 // a request leaves pool det and the fleet: evEnd for det, then for -1
+	evFlush                   // feed the first tokens at or before t (osdFlush)
+	evFlushStart              // evFlush then evStart for the fleet (-1), both at t (osdArrive); evFlush + 1
+	evArrive                  // evFlushStart then evStart for pool det, all at t (osdStart); evFlushStart + 1
 )
 
 // osdEv is one detector event: kind at time t (s) for detector det (a
@@ -94,8 +97,7 @@ type osdWorker struct {
 	params    osd.Config
 	pools     []*osd.Detector
 	fleet     *osd.Detector
-	first     firstHeap // pending first tokens, as osdFeed.first
-	seq       uint64
+	first     firstQueue // pending first tokens, as osdFeed.first
 	lastT     float64
 	backwards int
 }
@@ -119,61 +121,85 @@ func (w *osdWorker) newBatch() *osdBatch {
 // returns the batch.
 func (w *osdWorker) run() {
 	for b := range w.work {
-		m := 0
-		for i := range b.evs {
-			e := &b.evs[i]
-			switch e.kind {
-			case evOrigin:
-				w.fleet = osd.New(w.params, e.t)
-				for k := range w.pools {
-					w.pools[k] = osd.New(w.params, e.t)
-				}
-				continue
-			case evMark:
-				w.markAlerts(b.marks[m])
-				m++
-				continue
-			case evToken:
-				w.first.pushToken(&w.seq, engine.Time(math.Float64bits(e.t)), engine.Time(math.Float64bits(e.v)), e.det)
-				continue
-			case evFlush:
-				w.flush(e.t)
-				continue
-			case evEnd:
-				w.flush(e.t)
-			case evEndBoth: // as evEnd for the pool then evEnd for the fleet
-				w.flush(e.t)
-				w.apply(&osdEv{kind: evEnd, t: e.t, det: e.det})
-				w.apply(&osdEv{kind: evEnd, t: e.t, det: -1})
-				continue
-			}
-			w.apply(e)
-		}
+		w.applyBatch(b)
 		b.evs, b.marks = b.evs[:0], b.marks[:0]
 		w.free <- b
 	}
 	close(w.done)
 }
 
-// apply feeds e to its detector (osdCheck's order check included).
-func (w *osdWorker) apply(e *osdEv) {
-	d := w.fleet
-	if e.det >= 0 {
-		d = w.pools[e.det]
+// applyBatch applies the events of b in order, with the detectors' calls
+// in the order osdEvent makes them synchronously.
+func (w *osdWorker) applyBatch(b *osdBatch) {
+	m := 0
+	for i := range b.evs {
+		e := &b.evs[i]
+		switch e.kind {
+		case evArrive:
+			w.flush(e.t)
+			w.at(e.t)
+			w.fleet.Start(e.t)
+			w.pools[e.det].Start(e.t)
+		case evToken:
+			w.first.pushToken(engine.Time(math.Float64bits(e.t)), engine.Time(math.Float64bits(e.v)), e.det)
+		case evEndBoth:
+			w.flush(e.t)
+			w.at(e.t)
+			w.pools[e.det].End(e.t)
+			w.fleet.End(e.t)
+		case evFlush:
+			w.flush(e.t)
+		case evFlushStart:
+			w.flush(e.t)
+			w.at(e.t)
+			w.fleet.Start(e.t)
+		case evStart:
+			w.at(e.t)
+			w.det(e.det).Start(e.t)
+		case evEnd:
+			w.flush(e.t)
+			w.at(e.t)
+			w.det(e.det).End(e.t)
+		case evMark:
+			w.markAlerts(b.marks[m])
+			m++
+		case evOrigin:
+			w.fleet = osd.New(w.params, e.t)
+			for k := range w.pools {
+				w.pools[k] = osd.New(w.params, e.t)
+			}
+		}
 	}
-	osdApply(d, e)
-	if e.t < w.lastT {
+}
+
+// det is detector k: pool k's, or the fleet's for -1.
+func (w *osdWorker) det(k int32) *osd.Detector {
+	if k < 0 {
+		return w.fleet
+	}
+	return w.pools[k]
+}
+
+// at counts an event at t (s) earlier than the one before (osdCheck's
+// order check); calling it once for several events at the same t counts
+// the same.
+func (w *osdWorker) at(t float64) {
+	if t < w.lastT {
 		w.backwards++
 	}
-	w.lastT = e.t
+	w.lastT = t
 }
 
 // flush feeds the pending first tokens at or before t, as osdFlush does.
 func (w *osdWorker) flush(t float64) {
-	for len(w.first) > 0 && w.first[0].t <= t {
-		p := w.first.pop()
-		w.apply(&osdEv{kind: evFirst, t: p.t, v: p.ttft, det: p.pool})
-		w.apply(&osdEv{kind: evFirst, t: p.t, v: p.ttft, det: -1})
+	for {
+		p, ok := w.first.next(t)
+		if !ok {
+			return
+		}
+		w.at(p.t)
+		w.pools[p.pool].FirstToken(p.t, p.ttft)
+		w.fleet.FirstToken(p.t, p.ttft)
 	}
 }
 
@@ -206,34 +232,64 @@ func osdApply(d *osd.Detector, e *osdEv) bool {
 	}
 }
 
-// osdAsyncAdd queues an event for the worker.
+// osdTap, when set (tests), sees each batch's events as it is handed to the
+// worker.
+var osdTap func([]osdEv)
+
+// osdAsyncAdd queues an event for the worker (a batch's capacity is
+// osdBatchLen: it is handed over as soon as it is full).
 func (f *fleet) osdAsyncAdd(e osdEv) {
-	w := f.osd.w
-	w.cur.evs = append(w.cur.evs, e)
-	if len(w.cur.evs) == osdBatchLen {
+	o := f.osd
+	o.evs = append(o.evs, e)
+	if len(o.evs) == osdBatchLen {
 		f.osdSend()
 	}
+}
+
+// osdAsyncStart queues the start of a request at t (s) for detector det
+// (-1: the fleet's). An arrival's three events travel as one: the step to
+// its time queues a flush, the fleet's start follows (evFlushStart) and,
+// when the request goes straight to a pool, the pool's (evArrive).
+func (f *fleet) osdAsyncStart(t float64, det int32) {
+	evs := f.osd.evs
+	want := evFlush // the fleet's start follows a flush, a pool's the fleet's
+	if det >= 0 {
+		want = evFlushStart
+	}
+	if n := len(evs); n > 0 && evs[n-1].kind == want && evs[n-1].t == t {
+		evs[n-1].kind++ // evFlushStart, evArrive
+		evs[n-1].det = det
+		return
+	}
+	f.osdAsyncAdd(osdEv{kind: evStart, t: t, det: det})
 }
 
 // osdSend hands the batch being filled to the worker and takes an empty one
 // (a returned batch when there is one, a new one while fewer than
 // osdBatches exist, else it waits for the worker).
 func (f *fleet) osdSend() {
-	w := f.osd.w
+	o := f.osd
+	w := o.w
+	w.cur.evs = o.evs
+	if osdTap != nil {
+		osdTap(w.cur.evs)
+	}
 	w.work <- w.cur
 	w.sent++
 	select {
 	case b := <-w.free:
-		w.cur = b
+		w.cur, o.evs = b, b.evs
 		f.osdReturned()
 		return
 	default:
 	}
 	if w.made < osdBatches {
 		w.cur = w.newBatch()
+		o.evs = w.cur.evs
 		return
 	}
 	w.cur = <-w.free
+	o.evs = w.cur.evs
 	f.osdReturned()
 }
 
@@ -275,7 +331,7 @@ func (f *fleet) osdMarkSample(rows []SeriesRow) {
 	w.pending = append(w.pending, mk)
 	w.cur.marks = append(w.cur.marks, mk)
 	f.osdAsyncAdd(osdEv{kind: evMark})
-	if len(w.pending) >= osdMaxMarks && len(w.cur.evs) > 0 {
+	if len(w.pending) >= osdMaxMarks && len(f.osd.evs) > 0 {
 		f.osdSend()
 	}
 }
@@ -289,7 +345,11 @@ func (f *fleet) osdJoin() {
 		return
 	}
 	w := o.w
+	w.cur.evs, o.evs = o.evs, nil
 	if len(w.cur.evs) > 0 {
+		if osdTap != nil {
+			osdTap(w.cur.evs)
+		}
 		w.work <- w.cur
 		w.sent++
 	}

@@ -1,6 +1,26 @@
 package osd
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+
+	"github.com/fleetsim/fleetsim/internal/cputime"
+)
+
+// threadCPU pins the benchmark to its thread and returns a function that
+// reports the thread's CPU time per op (cpu-ns/op): on a shared machine
+// ns/op counts the waits for a core as well.
+func threadCPU(b *testing.B) func() {
+	runtime.LockOSThread()
+	t0, ok0 := cputime.Thread()
+	return func() {
+		t1, ok1 := cputime.Thread()
+		runtime.UnlockOSThread()
+		if ok0 && ok1 && b.N > 0 {
+			b.ReportMetric((t1-t0)*1e9/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
 
 // BenchmarkDetectorSteady feeds one detector the events of requests arriving
 // every millisecond (1,000 req/s), each starting, getting its first token
@@ -12,6 +32,7 @@ func BenchmarkDetectorSteady(b *testing.B) {
 	const dt, ttft, e2e = 0.001, 0.06, 2.0
 	// Pending first tokens and ends, in time order (fixed offsets).
 	k := 0
+	defer threadCPU(b)()
 	for b.Loop() {
 		t := float64(k) * dt
 		d.Start(t)

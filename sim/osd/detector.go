@@ -1,5 +1,7 @@
 package osd
 
+import "math"
+
 // point is one sample of a window: x is seconds since the start, y the
 // metric (requests in flight, or a TTFT in seconds).
 type point struct{ x, y float64 }
@@ -13,19 +15,20 @@ type window struct {
 	n     int // points in the window
 	total int // points ever added
 	limit int // int(total × MaximumWindowRatio): the most points kept
-	// frontX is the oldest point's x (valid when n > 0), kept beside the
-	// buffer: the age check of every event reads it without touching the
-	// buffer.
+	// frontX is the oldest point's x, +Inf when the window is empty, kept
+	// beside the buffer: the age check of every event reads it without
+	// touching the buffer, and needs no emptiness test (dur − Inf > w is
+	// false for every dur, as dur − x > w is for NaN).
 	frontX float64
 }
+
+// newWindow returns an empty window.
+func newWindow() window { return window{frontX: math.Inf(1)} }
 
 // push adds p and updates the ratio limit (ratio: MaximumWindowRatio).
 func (w *window) push(p point, ratio float64) {
 	if w.n == len(w.buf) {
-		nb := make([]point, max(64, 2*len(w.buf)))
-		k := copy(nb, w.buf[w.head:])
-		copy(nb[k:], w.buf[:w.head])
-		w.buf, w.head = nb, 0
+		w.grow()
 	}
 	w.buf[(w.head+w.n)&(len(w.buf)-1)] = p
 	if w.n == 0 {
@@ -36,10 +39,19 @@ func (w *window) push(p point, ratio float64) {
 	w.limit = int(float64(w.total) * ratio)
 }
 
+// grow doubles the buffer (64 points at first), the oldest point first.
+func (w *window) grow() {
+	nb := make([]point, max(64, 2*len(w.buf)))
+	k := copy(nb, w.buf[w.head:])
+	copy(nb[k:], w.buf[:w.head])
+	w.buf, w.head = nb, 0
+}
+
 func (w *window) pop() point {
 	p := w.buf[w.head]
 	w.head = (w.head + 1) & (len(w.buf) - 1)
 	w.n--
+	w.frontX = math.Inf(1)
 	if w.n > 0 {
 		w.frontX = w.buf[w.head].x
 	}
@@ -72,10 +84,11 @@ type Detector struct {
 // time t is t − origin seconds into the run (guidellm's duration).
 func New(cfg Config, origin float64) *Detector {
 	return &Detector{
-		cfg:    cfg,
-		origin: origin,
-		conc:   *NewSlope(cfg.MOEThreshold, cfg.Confidence, cfg.Eps),
-		ttft:   *NewSlope(cfg.MOEThreshold, cfg.Confidence, cfg.Eps),
+		cfg:     cfg,
+		origin:  origin,
+		started: newWindow(), finished: newWindow(),
+		conc: *NewSlope(cfg.MOEThreshold, cfg.Confidence, cfg.Eps),
+		ttft: *NewSlope(cfg.MOEThreshold, cfg.Confidence, cfg.Eps),
 	}
 }
 
@@ -131,9 +144,25 @@ func (d *Detector) End(t float64) bool {
 // re-evaluates the alert, without adding a point (guidellm evaluates on
 // every request update). It returns the alert.
 func (d *Detector) Observe(t float64) bool {
-	d.setDuration(t - d.origin)
-	d.alert = d.check()
+	dur := t - d.origin
+	d.duration = dur
+	// The windows' age pruning (setDuration), skipped when neither front
+	// is too old.
+	if w := d.cfg.MaximumWindowSeconds; dur-d.finished.frontX > w || dur-d.started.frontX > w {
+		d.setDuration(dur)
+	}
 	d.evaluated++
+	// check's first test, the one that settles most events, inline.
+	if dur < d.cfg.MinimumDuration || d.ttft.n > 2*d.violations {
+		d.alert = false
+		return false
+	}
+	return d.evaluate(t)
+}
+
+// evaluate runs check and records the alert, the first one at t (s).
+func (d *Detector) evaluate(t float64) bool {
+	d.alert = d.check()
 	if d.alert && !d.fired {
 		d.fired, d.firedAt = true, t
 	}
@@ -149,10 +178,10 @@ func (d *Detector) Observe(t float64) bool {
 func (d *Detector) setDuration(dur float64) {
 	d.duration = dur
 	w := d.cfg.MaximumWindowSeconds
-	for d.finished.n > 0 && dur-d.finished.frontX > w {
+	for dur-d.finished.frontX > w {
 		d.popFinished()
 	}
-	for d.started.n > 0 && dur-d.started.frontX > w {
+	for dur-d.started.frontX > w {
 		p := d.started.pop()
 		d.conc.Remove(p.x, p.y)
 	}

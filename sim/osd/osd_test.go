@@ -270,6 +270,7 @@ func TestConfigValidate(t *testing.T) {
 
 func BenchmarkDetector(b *testing.B) {
 	d := New(DefaultConfig(), 0)
+	defer threadCPU(b)()
 	for i := 0; b.Loop(); i++ {
 		x := float64(i) * 1e-3
 		d.Start(x)
