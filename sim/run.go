@@ -159,9 +159,10 @@ type fleet struct {
 
 	fm acc // fleet metrics
 
-	osd *osdFeed // over-saturation detectors; nil when off
-	ts  *series  // time series recorder; nil when off
-	sc  *scaler  // autoscaling and adaptive B_short (scaling.go); nil when off
+	osd *osdFeed   // over-saturation detectors; nil when off
+	ts  *series    // time series recorder; nil when off
+	sc  *scaler    // autoscaling and adaptive B_short (scaling.go); nil when off
+	ra  *readAhead // the source read ahead (readahead.go); nil: read directly
 }
 
 func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet, error) {
@@ -260,6 +261,8 @@ func (f *fleet) at(t float64, h func()) {
 
 func (f *fleet) run() error {
 	defer f.osdJoin() // osdasync.go
+	f.ra = newReadAhead(f.src)
+	defer f.ra.stop()
 	f.sim = simgo.NewSimulation()
 	fl := f.alloc()
 	if f.pull(fl, math.Inf(-1)) {
@@ -309,9 +312,15 @@ func (f *fleet) run() error {
 // pull reads the next request into fl, checking it. It returns false at the
 // end of the stream or on error (f.err set).
 func (f *fleet) pull(fl *flight, prev float64) bool {
-	if !f.src.Next(&fl.req) {
+	var ok bool
+	if f.ra != nil {
+		ok = f.ra.next(&fl.req)
+	} else {
+		ok = f.src.Next(&fl.req)
+	}
+	if !ok {
 		f.release(fl)
-		if err := f.src.Err(); err != nil {
+		if err := f.srcErr(); err != nil {
 			f.fail(fmt.Errorf("workload: %w", err))
 		}
 		return false
@@ -338,6 +347,14 @@ func (f *fleet) pull(fl *flight, prev float64) bool {
 	fl.arrivalPS = engine.Seconds(r.Arrival)
 	fl.instance = -1
 	return true
+}
+
+// srcErr is the source's error, once its end is reached.
+func (f *fleet) srcErr() error {
+	if f.ra != nil {
+		return f.ra.err
+	}
+	return f.src.Err()
 }
 
 func (f *fleet) scheduleArrival(fl *flight) {
