@@ -59,7 +59,13 @@ func Run(cfg Config, src workload.Source, sink Sink, opts Options) (*Summary, er
 	if err != nil {
 		return nil, err
 	}
-	if err := f.run(); err != nil {
+	err = f.run()
+	// The record writer has ended (run stops it): its error, or panic,
+	// came first (recwriter.go).
+	if werr := f.rw.result(); werr != nil {
+		return nil, werr
+	}
+	if err != nil {
 		return nil, err
 	}
 	if f.seriesClose(); f.err != nil {
@@ -135,7 +141,6 @@ type fleet struct {
 	done     []engine.Result // scratch: results from the last advance
 	pend     pendHeap        // finished, not yet emitted (Finished > now)
 	flights  flights         // every flight allocated, by tag
-	rec      Record
 	err      error
 	tick     float64 // sampling interval, s
 	nextTick float64 // time of the pending tick event, +Inf when none
@@ -155,7 +160,7 @@ type fleet struct {
 	winEnded     bool
 	t0, t1       float64
 	t0ps, t1ps   engine.Time // t0, t1 in engine time (completions are compared in it)
-	endTime      float64
+	nReq         int64       // the requests the source yields (Sized), else Workload.Requests
 
 	fm acc // fleet metrics
 
@@ -163,6 +168,10 @@ type fleet struct {
 	ts  *series    // time series recorder; nil when off
 	sc  *scaler    // autoscaling and adaptive B_short (scaling.go); nil when off
 	ra  *readAhead // the source read ahead (readahead.go); nil: read directly
+
+	rs  recSide    // the record side (records.go), owned by rw while it runs
+	rw  *recWriter // the record side's goroutine (recwriter.go); nil: run in place
+	ent recEntry   // the entry handed to the record side run in place
 }
 
 func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet, error) {
@@ -179,6 +188,7 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 		return nil, fmt.Errorf("router.retry_delay_s %v: must be a finite number >= 0", d)
 	}
 	f := &fleet{cfg: cfg, src: src, sink: sink, opts: opts, fm: newAcc(), nextTick: math.Inf(1)}
+	f.rs = recSide{sink: sink, slo: cfg.SLO, fm: &f.fm}
 	for i, pc := range cfg.Pools {
 		p, err := newPoolOrDisagg(pc, i, pc.TimingOf(cfg.Timing), &f.flights) // disagg.go
 		if err != nil {
@@ -224,6 +234,7 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 	if sz, ok := src.(workload.Sized); ok {
 		n = sz.Len()
 	}
+	f.nReq = n
 	if n > 0 {
 		f.nWarm = int64(math.Floor(cfg.WarmupFraction * float64(n)))
 	}
@@ -263,6 +274,10 @@ func (f *fleet) run() error {
 	defer f.osdJoin() // osdasync.go
 	f.ra = newReadAhead(f.src)
 	defer f.ra.stop()
+	if f.recordsApart() {
+		f.rw = newRecWriter(&f.rs)
+		defer f.rw.stop()
+	}
 	f.sim = simgo.NewSimulation()
 	fl := f.alloc()
 	if f.pull(fl, math.Inf(-1)) {
@@ -499,6 +514,7 @@ func (f *fleet) arrive(fl *flight) {
 	if opens {
 		f.t0, f.winStarted = t, true
 		f.t0ps = engine.Seconds(t)
+		f.windowChanged()
 	}
 	f.step(t)
 	if f.err != nil {
@@ -531,6 +547,7 @@ func (f *fleet) endArrivals() {
 	if f.winStarted && f.err == nil {
 		f.t1, f.winEnded = f.lastArr, true
 		f.t1ps = engine.Seconds(f.lastArr)
+		f.windowChanged()
 		f.snapshot(f.lastArr, true)
 	}
 }
@@ -552,27 +569,6 @@ func (f *fleet) snapshot(t float64, end bool) {
 		f.fm.backlog = int64(waiting)
 	}
 	f.fm.trend.add(t, float64(waiting))
-}
-
-// addBusy adds the slot time a served request spent inside the measurement
-// window [t0, t1] to its pool's and the fleet's busy slot-seconds. A request
-// holds one slot from its admission to its finish: the catalog sizes every
-// pool's slots so that each can hold a max-context sequence (pools.GPU.Slots),
-// so the engine never preempts here. Records come out in finish order, so
-// while the window is open every finish is at or before the current arrival,
-// hence before t1.
-func (f *fleet) addBusy(p *pool, admitted, finished float64) {
-	if !f.winStarted {
-		return
-	}
-	hi := finished
-	if f.winEnded {
-		hi = min(hi, f.t1)
-	}
-	if d := hi - max(admitted, f.t0); d > 0 {
-		p.m.busyWin += d
-		f.fm.busyWin += d
-	}
 }
 
 // stopped polls Options.Stop and fails the run when it says so; it also
@@ -777,7 +773,11 @@ func (f *fleet) reject(fl *flight, t float64, reason, detail string, count bool)
 		f.osdEnd(fl.pool, t, true)
 	}
 	nan := math.NaN()
-	f.rec = Record{
+	rec := &f.rs.rec
+	if f.rw != nil {
+		rec = new(Record) // handed over (rejections are few)
+	}
+	*rec = Record{
 		ID:                  fl.req.ID,
 		Pool:                fl.pool.cfg.Name,
 		Instance:            int32(fl.instance),
@@ -802,23 +802,63 @@ func (f *fleet) reject(fl *flight, t float64, reason, detail string, count bool)
 		RejectedDetail:      detail,
 		Ext:                 RecordExt{PrefillInstance: int32(fl.instance), DecodeInstance: int32(fl.instance)},
 	}
-	f.write()
+	if f.ts != nil {
+		f.seriesRecord(fl.pool, true, 0, 0)
+	}
+	e := f.entry()
+	e.kind, e.rej = entReject, rec
+	f.emit(e)
 	f.release(fl)
 }
 
-func (f *fleet) write() {
-	if f.ts != nil {
-		f.seriesRecord(&f.rec)
+// recordsApart reports whether the record side runs on a goroutine of its
+// own (records.go): the sink allows it, no autoscaler reads the records,
+// and the run is long enough to pay for it.
+func (f *fleet) recordsApart() bool {
+	if f.sc != nil || f.nReq < recApartMin {
+		return false
 	}
-	if f.sc != nil {
-		f.scaleRecord(&f.rec) // scaling.go
+	_, ok := f.sink.(ConcurrentSink)
+	return ok || f.sink == nil
+}
+
+// recApartMin is the least number of requests for which the record side
+// runs apart.
+const recApartMin = 4 * recBatchLen
+
+// entry returns the record side's next entry to fill.
+func (f *fleet) entry() *recEntry {
+	if f.rw != nil {
+		return f.rw.next()
 	}
-	if f.sink == nil {
+	return &f.ent
+}
+
+// emit hands the entry from entry, filled, to the record side.
+func (f *fleet) emit(e *recEntry) {
+	if f.rw != nil {
+		if !f.rw.put() {
+			f.fail(errRecordsFailed)
+		}
 		return
 	}
-	if err := f.sink.Write(&f.rec); err != nil {
-		f.fail(fmt.Errorf("writing request %d: %w", f.rec.ID, err))
+	if !f.rs.apply(e) {
+		return
 	}
+	if f.sc != nil {
+		f.scaleRecord(&f.rs.rec) // scaling.go
+	}
+	if err := f.rs.write(); err != nil {
+		f.fail(err)
+	}
+}
+
+// windowChanged tells the record side the measurement window's new state.
+func (f *fleet) windowChanged() {
+	e := f.entry()
+	e.kind = entWindow
+	e.win = recWindow{started: f.winStarted, ended: f.winEnded, t0: f.t0, t1: f.t1, t0ps: f.t0ps, t1ps: f.t1ps}
+	f.emit(e)
 }
 
 // finish emits the record of an engine result (a served request, or one the
@@ -830,69 +870,13 @@ func (f *fleet) finish(res *engine.Result) {
 		return
 	}
 	p := fl.pool
-	adm, ft, fin := res.Admitted.Seconds(), res.FirstToken.Seconds(), res.Finished.Seconds()
 	if f.osd != nil {
-		f.osdEnd(p, fin, true)
+		f.osdEnd(p, res.Finished.Seconds(), true)
 	}
-	// Durations are differences of engine times (whole picoseconds, the
-	// arrival rounded to one as the engines saw it): exact, never negative.
-	ap := fl.arrivalPS
-	since := func(t engine.Time) float64 { return (t - ap).Seconds() }
-	tpot := 0.0
-	if fl.req.OutputTokens > 1 {
-		tpot = (res.Finished - res.FirstToken).Seconds() / float64(fl.req.OutputTokens-1)
-	}
-	// Field by field into f.rec: a composite literal would be built on the
-	// stack and copied (about 200 bytes) on every served request.
-	r := &f.rec
-	*r = Record{}
-	r.ID = fl.req.ID
-	r.Pool = p.cfg.Name
-	r.Instance = int32(fl.instance)
-	r.Category = fl.req.Category.String()
-	r.ArrivalS = ap.Seconds()
-	r.AdmitS = adm
-	r.FirstTokenS = ft
-	r.FinishS = fin
-	r.QueueWaitS = since(res.Admitted)
-	r.TTFTS = since(res.FirstToken)
-	r.TPOTS = tpot
-	r.E2ES = since(res.Finished)
-	r.InputTokens = int32(fl.job.In)
-	r.OutputTokens = int32(fl.req.OutputTokens)
-	r.OriginalInputTokens = int32(fl.req.InputTokens)
-	r.EstimatedTokens = int32(fl.estimated)
-	r.Preemptions = int32(res.Preemptions)
-	r.Retries = int32(fl.retries)
-	r.Compressed = fl.compressed
-	r.Warmup = fl.warmup
-	r.Ext = fl.ext(res) // disagg.go
-	f.addBusy(p, adm, fin)
-	if f.winStarted && res.Finished >= f.t0ps && (!f.winEnded || res.Finished <= f.t1ps) {
-		p.m.servedWin++
-		f.fm.servedWin++
-	}
-	if !fl.warmup {
-		meets := (f.cfg.SLO.TTFTS <= 0 || f.rec.TTFTS <= f.cfg.SLO.TTFTS) &&
-			(f.cfg.SLO.TPOTS <= 0 || f.rec.TPOTS <= f.cfg.SLO.TPOTS)
-		iTTFT, iTPOT := sketchIndex(f.rec.TTFTS), sketchIndex(f.rec.TPOTS)
-		iE2E, iWait := sketchIndex(f.rec.E2ES), sketchIndex(f.rec.QueueWaitS)
-		for _, m := range [2]*acc{&p.m, &f.fm} {
-			m.completed++
-			m.preemptions += int64(res.Preemptions)
-			m.cached += int64(res.Cached) // prefix cache (prefixmetrics.go)
-			m.prompt += int64(fl.job.In)
-			if meets {
-				m.sloMet++
-			}
-			m.ttft.addIndex(iTTFT)
-			m.tpot.addIndex(iTPOT)
-			m.e2e.addIndex(iE2E)
-			m.wait.addIndex(iWait)
-		}
-	}
-	if fin > f.endTime {
-		f.endTime = fin
+	e := f.entry()
+	setServed(e, fl, res)
+	if f.ts != nil {
+		f.seriesRecord(p, false, ttftOf(res, fl.arrivalPS), tpotOf(res, fl.req.OutputTokens))
 	}
 	// Router feedback, in completion order: the request as it arrived and
 	// the true token count of its original prompt (router.Router.Observe:
@@ -900,8 +884,8 @@ func (f *fleet) finish(res *engine.Result) {
 	if !f.rtLength { // learns nothing
 		f.rt.Observe(&fl.req, fl.req.InputTokens)
 	}
-	f.write()
 	f.release(fl)
+	f.emit(e)
 }
 
 func (f *fleet) summary() *Summary {
@@ -912,7 +896,7 @@ func (f *fleet) summary() *Summary {
 	s := &Summary{
 		Config:         f.cfg,
 		Requests:       f.arrived,
-		SimTimeS:       max(f.endTime, f.lastArr),
+		SimTimeS:       max(f.rs.endTime, f.lastArr),
 		WarmupRequests: min(f.nWarm, f.arrived),
 		WindowStartS:   f.t0,
 		WindowEndS:     f.t1,

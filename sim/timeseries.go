@@ -122,14 +122,13 @@ const MinSeriesIntervalS = 1e-3
 
 // series is the recorder's state.
 type series struct {
-	dt    float64
-	k     int64 // the open interval
-	next  float64
-	busy  bool // stepping to a boundary (the step it makes must not recurse)
-	sink  SeriesSink
-	names []string
-	acc   []seriesAcc // per pool, then the fleet
-	rows  []SeriesRow
+	dt   float64
+	k    int64 // the open interval
+	next float64
+	busy bool // stepping to a boundary (the step it makes must not recurse)
+	sink SeriesSink
+	acc  []seriesAcc // per pool, then the fleet
+	rows []SeriesRow
 }
 
 // seriesAcc accumulates one pool's (or the fleet's) open interval.
@@ -182,7 +181,6 @@ func newSeries(o SeriesOptions, pools []*pool) (*series, error) {
 	s.acc = make([]seriesAcc, len(pools)+1)
 	s.rows = make([]SeriesRow, len(pools)+1)
 	for i, p := range pools {
-		s.names = append(s.names, p.cfg.Name)
 		s.rows[i].Pool, s.rows[i].PoolIndex = p.cfg.Name, i
 	}
 	s.rows[len(pools)].Pool, s.rows[len(pools)].PoolIndex = SeriesFleet, -1
@@ -208,29 +206,25 @@ func (f *fleet) seriesArrive(p *pool, warmup bool) {
 	}
 }
 
-// seriesRecord counts a record leaving the fleet (every record is written
-// once, through fleet.write).
-func (f *fleet) seriesRecord(r *Record) {
+// seriesRecord counts a record leaving the fleet from pool p (every record
+// is counted once, as it is handed to the record side): rejected, or served
+// with the given TTFT and TPOT, s.
+func (f *fleet) seriesRecord(p *pool, rejected bool, ttft, tpot float64) {
 	s := f.ts
-	fl := &s.acc[len(s.acc)-1]
-	for i, n := range s.names {
-		if n == r.Pool {
-			s.count(&s.acc[i], r, f.cfg.SLO)
-			break
-		}
-	}
-	s.count(fl, r, f.cfg.SLO)
+	slo := &f.cfg.SLO
+	s.count(&s.acc[p.order], rejected, ttft, tpot, slo)
+	s.count(&s.acc[len(s.acc)-1], rejected, ttft, tpot, slo)
 }
 
-func (s *series) count(a *seriesAcc, r *Record, slo SLO) {
-	if r.Rejected {
+func (s *series) count(a *seriesAcc, rejected bool, ttft, tpot float64, slo *SLO) {
+	if rejected {
 		a.rejections++
 		return
 	}
 	a.completions++
-	a.ttft.add(r.TTFTS)
-	a.tpot.add(r.TPOTS)
-	if (slo.TTFTS <= 0 || r.TTFTS <= slo.TTFTS) && (slo.TPOTS <= 0 || r.TPOTS <= slo.TPOTS) {
+	a.ttft.add(ttft)
+	a.tpot.add(tpot)
+	if (slo.TTFTS <= 0 || ttft <= slo.TTFTS) && (slo.TPOTS <= 0 || tpot <= slo.TPOTS) {
 		a.met++
 	}
 }
