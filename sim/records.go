@@ -90,7 +90,7 @@ func setServed(e *recEntry, fl *flight, res *engine.Result) {
 	e.retries = int32(fl.retries)
 	e.outTokens = int32(fl.req.OutputTokens)
 	e.origIn = int32(fl.req.InputTokens)
-	e.served = int32(fl.job.In)
+	e.served = int32(res.Job.In) // fl.job.In: the engines keep the job as submitted
 	e.cat = fl.req.Category
 	e.warmup = fl.warmup
 	e.compressed = fl.compressed

@@ -209,3 +209,22 @@ func TestRecordsApartIdentical(t *testing.T) {
 		t.Errorf("a run of %d requests: written apart %v, %d records", recApartMin-1, cs.apart, len(cs.recs))
 	}
 }
+
+// TestFlightLayout: a flight fills whole cache lines (192 bytes, a size
+// class whose objects start on a 64-byte boundary) and the fields the
+// record side reads (setServed) lie in its first two lines.
+func TestFlightLayout(t *testing.T) {
+	ty := reflect.TypeOf(flight{})
+	if ty.Size() != 192 {
+		t.Errorf("flight is %d bytes, want 192", ty.Size())
+	}
+	for _, name := range []string{"pool", "arrivalPS", "instance", "estimated", "retries", "dg", "warmup", "compressed", "req"} {
+		f, _ := ty.FieldByName(name)
+		if end := f.Offset + f.Type.Size(); end > 128 {
+			t.Errorf("flight.%s ends at byte %d, past the second cache line", name, end)
+		}
+	}
+	if f, _ := ty.FieldByName("req"); f.Offset != 64 {
+		t.Errorf("flight.req at byte %d, want 64 (the second line)", f.Offset)
+	}
+}

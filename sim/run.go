@@ -75,19 +75,26 @@ func Run(cfg Config, src workload.Source, sink Sink, opts Options) (*Summary, er
 }
 
 // flight is the simulator's state of one request in the fleet.
+//
+// Its layout serves the record side (records.go, setServed), which reads a
+// flight long after its arrival, from memory: 192 bytes (a size class of
+// whole 64-byte cache lines, so a flight starts on one), the fields it reads
+// in the first line, the request (whose ID the pending heap reads first) in
+// the second, the rest in the third (TestFlightLayout).
 type flight struct {
-	req          workload.Request // as it arrived (never modified)
-	job          engine.Job       // as served: In is the prompt after compression; Tag is tag
-	tag          int              // index in the fleet's flight table (flights.of)
+	pool         *pool
+	arrivalPS    engine.Time // engine.Seconds(fleetArrival), converted once
+	instance     int
 	estimated    int
 	retries      int
-	pool         *pool
-	instance     int
+	dg           *dgFlight // its prefill, in a disaggregated pool (disagg.go)
+	tag          int       // index in the fleet's flight table (flights.of)
 	warmup       bool
 	compressed   bool
+	req          workload.Request // as it arrived (never modified)
+	job          engine.Job       // as served: In is the prompt after compression; Tag is tag
 	fleetArrival float64
-	arrivalPS    engine.Time // engine.Seconds(fleetArrival), converted once
-	dg           *dgFlight   // its prefill, in a disaggregated pool (disagg.go)
+	_            [24]byte // up to 192 bytes
 }
 
 // flights is the fleet's table of flights, indexed by their tag: the
