@@ -46,25 +46,27 @@ const (
 )
 
 // recEntry is one step of the record side: a served result with what its
-// flight knew, a rejection's record, or a change of the window.
+// flight knew, a rejection's record, or a change of the window. It is 128
+// bytes, two cache lines, written by the simulation and read by the writer.
 type recEntry struct {
-	res        engine.Result
-	rej        *Record
-	win        recWindow
-	pool       *pool
-	id         int64
-	arrival    engine.Time // the arrival as the engines saw it
-	instance   int32
-	estimated  int32
-	retries    int32
-	outTokens  int32     // the request's L_out
-	origIn     int32     // the request's L_in as it arrived
-	served     int32     // L_in as served (after compression)
-	ext        RecordExt // fl.ext (disagg.go)
-	cat        workload.Category
-	kind       uint8
-	warmup     bool
-	compressed bool
+	adm, first, fin engine.Time // the result's Admitted, FirstToken, Finished
+	arrival         engine.Time // the arrival as the engines saw it
+	pool            *pool
+	id              int64
+	outTokens       int        // the request's L_out
+	rej             *Record    // entReject: the record
+	win             *recWindow // entWindow: the window now
+	ext             RecordExt  // fl.ext (disagg.go)
+	instance        int32
+	estimated       int32
+	retries         int32
+	origIn          int32 // the request's L_in as it arrived
+	served          int32 // L_in as served (after compression)
+	preemptions     int32
+	cat             workload.Category
+	kind            uint8
+	warmup          bool
+	compressed      bool
 }
 
 // recSide is the record side's state: owned by the recWriter's goroutine
@@ -81,14 +83,15 @@ type recSide struct {
 // setServed fills e from a served result and its flight.
 func setServed(e *recEntry, fl *flight, res *engine.Result) {
 	e.kind = entServed
-	e.res = *res
+	e.adm, e.first, e.fin = res.Admitted, res.FirstToken, res.Finished
+	e.preemptions = int32(res.Preemptions)
 	e.pool = fl.pool
 	e.id = fl.req.ID
 	e.arrival = fl.arrivalPS
 	e.instance = int32(fl.instance)
 	e.estimated = int32(fl.estimated)
 	e.retries = int32(fl.retries)
-	e.outTokens = int32(fl.req.OutputTokens)
+	e.outTokens = fl.req.OutputTokens
 	e.origIn = int32(fl.req.InputTokens)
 	e.served = int32(res.Job.In) // fl.job.In: the engines keep the job as submitted
 	e.cat = fl.req.Category
@@ -97,16 +100,13 @@ func setServed(e *recEntry, fl *flight, res *engine.Result) {
 	e.ext = fl.ext(res) // disagg.go
 }
 
-// ttftOf and tpotOf are a served request's TTFT and TPOT, s: differences of
+// tpotOf is the TPOT of a request of out output tokens whose first token
+// came at first and its last at fin, s. Durations are differences of
 // engine times (whole picoseconds, the arrival rounded to one as the
-// engines saw it), exact, never negative.
-func ttftOf(res *engine.Result, arrival engine.Time) float64 {
-	return (res.FirstToken - arrival).Seconds()
-}
-
-func tpotOf(res *engine.Result, out int) float64 {
+// engines saw it): exact, never negative.
+func tpotOf(first, fin engine.Time, out int) float64 {
 	if out > 1 {
-		return (res.Finished - res.FirstToken).Seconds() / float64(out-1)
+		return (fin - first).Seconds() / float64(out-1)
 	}
 	return 0
 }
@@ -116,15 +116,14 @@ func tpotOf(res *engine.Result, out int) float64 {
 func (s *recSide) apply(e *recEntry) bool {
 	switch e.kind {
 	case entWindow:
-		s.win = e.win
+		s.win = *e.win
 		return false
 	case entReject:
 		s.rec = *e.rej
 		return true
 	}
-	res := &e.res
 	p := e.pool
-	adm, ft, fin := res.Admitted.Seconds(), res.FirstToken.Seconds(), res.Finished.Seconds()
+	adm, ft, fin := e.adm.Seconds(), e.first.Seconds(), e.fin.Seconds()
 	ap := e.arrival
 	// Field by field into s.rec: a composite literal would be built on the
 	// stack and copied (about 200 bytes) on every served request.
@@ -138,22 +137,22 @@ func (s *recSide) apply(e *recEntry) bool {
 	r.AdmitS = adm
 	r.FirstTokenS = ft
 	r.FinishS = fin
-	r.QueueWaitS = (res.Admitted - ap).Seconds()
-	r.TTFTS = ttftOf(res, ap)
-	r.TPOTS = tpotOf(res, int(e.outTokens))
-	r.E2ES = (res.Finished - ap).Seconds()
+	r.QueueWaitS = (e.adm - ap).Seconds()
+	r.TTFTS = (e.first - ap).Seconds()
+	r.TPOTS = tpotOf(e.first, e.fin, e.outTokens)
+	r.E2ES = (e.fin - ap).Seconds()
 	r.InputTokens = e.served
-	r.OutputTokens = e.outTokens
+	r.OutputTokens = int32(e.outTokens)
 	r.OriginalInputTokens = e.origIn
 	r.EstimatedTokens = e.estimated
-	r.Preemptions = int32(res.Preemptions)
+	r.Preemptions = e.preemptions
 	r.Retries = e.retries
 	r.Compressed = e.compressed
 	r.Warmup = e.warmup
 	r.Ext = e.ext
 	s.addBusy(p, adm, fin)
 	w := &s.win
-	if w.started && res.Finished >= w.t0ps && (!w.ended || res.Finished <= w.t1ps) {
+	if w.started && e.fin >= w.t0ps && (!w.ended || e.fin <= w.t1ps) {
 		p.m.servedWin++
 		s.fm.servedWin++
 	}
@@ -164,8 +163,8 @@ func (s *recSide) apply(e *recEntry) bool {
 		iE2E, iWait := sketchIndex(r.E2ES), sketchIndex(r.QueueWaitS)
 		for _, m := range [2]*acc{&p.m, s.fm} {
 			m.completed++
-			m.preemptions += int64(res.Preemptions)
-			m.cached += int64(res.Cached) // prefix cache (prefixmetrics.go)
+			m.preemptions += int64(e.preemptions)
+			m.cached += int64(e.ext.CachedTokens) // prefix cache (prefixmetrics.go)
 			m.prompt += int64(e.served)
 			if meets {
 				m.sloMet++

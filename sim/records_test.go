@@ -228,3 +228,10 @@ func TestFlightLayout(t *testing.T) {
 		t.Errorf("flight.req at byte %d, want 64 (the second line)", f.Offset)
 	}
 }
+
+// TestRecEntrySize: an entry of the record side is two cache lines.
+func TestRecEntrySize(t *testing.T) {
+	if n := reflect.TypeOf(recEntry{}).Size(); n != 128 {
+		t.Errorf("recEntry is %d bytes, want 128", n)
+	}
+}

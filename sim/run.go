@@ -864,7 +864,7 @@ func (f *fleet) emit(e *recEntry) {
 func (f *fleet) windowChanged() {
 	e := f.entry()
 	e.kind = entWindow
-	e.win = recWindow{started: f.winStarted, ended: f.winEnded, t0: f.t0, t1: f.t1, t0ps: f.t0ps, t1ps: f.t1ps}
+	e.win = &recWindow{started: f.winStarted, ended: f.winEnded, t0: f.t0, t1: f.t1, t0ps: f.t0ps, t1ps: f.t1ps}
 	f.emit(e)
 }
 
@@ -883,7 +883,7 @@ func (f *fleet) finish(res *engine.Result) {
 	e := f.entry()
 	setServed(e, fl, res)
 	if f.ts != nil {
-		f.seriesRecord(p, false, ttftOf(res, fl.arrivalPS), tpotOf(res, fl.req.OutputTokens))
+		f.seriesRecord(p, false, (res.FirstToken - fl.arrivalPS).Seconds(), tpotOf(res.FirstToken, res.Finished, fl.req.OutputTokens))
 	}
 	// Router feedback, in completion order: the request as it arrived and
 	// the true token count of its original prompt (router.Router.Observe:
