@@ -146,8 +146,10 @@ type windowSketch struct {
 	lo, hi int
 }
 
-func (w *windowSketch) add(v float64) {
-	i := sketchIndex(v)
+func (w *windowSketch) add(v float64) { w.addIndex(sketchIndex(v)) }
+
+// addIndex records a value by its bucket (sketchIndex).
+func (w *windowSketch) addIndex(i int) {
 	if i >= 0 {
 		w.lo, w.hi = min(w.lo, i), max(w.hi, i)
 	}
@@ -211,21 +213,23 @@ func (f *fleet) seriesArrive(p *pool, warmup bool) {
 // with the given TTFT and TPOT, s.
 func (f *fleet) seriesRecord(p *pool, rejected bool, ttft, tpot float64) {
 	s := f.ts
-	slo := &f.cfg.SLO
-	s.count(&s.acc[p.order], rejected, ttft, tpot, slo)
-	s.count(&s.acc[len(s.acc)-1], rejected, ttft, tpot, slo)
-}
-
-func (s *series) count(a *seriesAcc, rejected bool, ttft, tpot float64, slo *SLO) {
+	accs := [2]*seriesAcc{&s.acc[p.order], &s.acc[len(s.acc)-1]}
 	if rejected {
-		a.rejections++
+		for _, a := range accs {
+			a.rejections++
+		}
 		return
 	}
-	a.completions++
-	a.ttft.add(ttft)
-	a.tpot.add(tpot)
-	if (slo.TTFTS <= 0 || ttft <= slo.TTFTS) && (slo.TPOTS <= 0 || tpot <= slo.TPOTS) {
-		a.met++
+	slo := &f.cfg.SLO
+	met := (slo.TTFTS <= 0 || ttft <= slo.TTFTS) && (slo.TPOTS <= 0 || tpot <= slo.TPOTS)
+	iTTFT, iTPOT := sketchIndex(ttft), sketchIndex(tpot)
+	for _, a := range accs {
+		a.completions++
+		a.ttft.addIndex(iTTFT)
+		a.tpot.addIndex(iTPOT)
+		if met {
+			a.met++
+		}
 	}
 }
 
