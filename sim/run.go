@@ -51,9 +51,12 @@ const stopPollEvery = 1 << 12
 // The fleet model (dispatch, the order of same-time events, warm-up and the
 // metrics' definitions) is described in docs/fleet.md. Run is deterministic:
 // the same cfg and the same request stream give the same records in the same
-// order. In monitor mode (the default) the over-saturation detectors run on
-// a goroutine of their own (osdasync.go), fed the same events in the same
-// order, which has ended when Run returns; otherwise it starts no goroutine.
+// order. Work that does not decide the run may run on goroutines beside it,
+// fed in order, all ended when Run returns: in monitor mode (the default)
+// the over-saturation detectors (osdasync.go); the source read ahead when it
+// is a workload.SelfContained source of readAheadMin requests or more
+// (readahead.go); the records built, counted and written when sink is a
+// ConcurrentSink or nil (records.go, recwriter.go).
 func Run(cfg Config, src workload.Source, sink Sink, opts Options) (*Summary, error) {
 	f, err := newFleet(cfg, src, sink, opts)
 	if err != nil {
