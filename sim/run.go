@@ -51,15 +51,24 @@ const stopPollEvery = 1 << 12
 // The fleet model (dispatch, the order of same-time events, warm-up and the
 // metrics' definitions) is described in docs/fleet.md. Run is deterministic:
 // the same cfg and the same request stream give the same records in the same
-// order. In monitor mode (the default) the over-saturation detectors run on
-// a goroutine of their own (osdasync.go), fed the same events in the same
-// order, which has ended when Run returns; otherwise it starts no goroutine.
+// order. Work that does not decide the run may run on goroutines beside it,
+// fed in order, all ended when Run returns: in monitor mode (the default)
+// the over-saturation detectors (osdasync.go); the source read ahead when it
+// is a workload.SelfContained source of readAheadMin requests or more
+// (readahead.go); the records built, counted and written when sink is a
+// ConcurrentSink or nil (records.go, recwriter.go).
 func Run(cfg Config, src workload.Source, sink Sink, opts Options) (*Summary, error) {
 	f, err := newFleet(cfg, src, sink, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.run(); err != nil {
+	err = f.run()
+	// The record writer has ended (run stops it): its error, or panic,
+	// came first (recwriter.go).
+	if werr := f.rw.result(); werr != nil {
+		return nil, werr
+	}
+	if err != nil {
 		return nil, err
 	}
 	if f.seriesClose(); f.err != nil {
@@ -69,19 +78,26 @@ func Run(cfg Config, src workload.Source, sink Sink, opts Options) (*Summary, er
 }
 
 // flight is the simulator's state of one request in the fleet.
+//
+// Its layout serves the record side (records.go, setServed), which reads a
+// flight long after its arrival, from memory: 192 bytes (a size class of
+// whole 64-byte cache lines, so a flight starts on one), the fields it reads
+// in the first line, the request (whose ID the pending heap reads first) in
+// the second, the rest in the third (TestFlightLayout).
 type flight struct {
-	req          workload.Request // as it arrived (never modified)
-	job          engine.Job       // as served: In is the prompt after compression; Tag is tag
-	tag          int              // index in the fleet's flight table (flights.of)
+	pool         *pool
+	arrivalPS    engine.Time // engine.Seconds(fleetArrival), converted once
+	instance     int
 	estimated    int
 	retries      int
-	pool         *pool
-	instance     int
+	dg           *dgFlight // its prefill, in a disaggregated pool (disagg.go)
+	tag          int       // index in the fleet's flight table (flights.of)
 	warmup       bool
 	compressed   bool
+	req          workload.Request // as it arrived (never modified)
+	job          engine.Job       // as served: In is the prompt after compression; Tag is tag
 	fleetArrival float64
-	arrivalPS    engine.Time // engine.Seconds(fleetArrival), converted once
-	dg           *dgFlight   // its prefill, in a disaggregated pool (disagg.go)
+	_            [24]byte // up to 192 bytes
 }
 
 // flights is the fleet's table of flights, indexed by their tag: the
@@ -135,7 +151,6 @@ type fleet struct {
 	done     []engine.Result // scratch: results from the last advance
 	pend     pendHeap        // finished, not yet emitted (Finished > now)
 	flights  flights         // every flight allocated, by tag
-	rec      Record
 	err      error
 	tick     float64 // sampling interval, s
 	nextTick float64 // time of the pending tick event, +Inf when none
@@ -155,13 +170,18 @@ type fleet struct {
 	winEnded     bool
 	t0, t1       float64
 	t0ps, t1ps   engine.Time // t0, t1 in engine time (completions are compared in it)
-	endTime      float64
+	nReq         int64       // the requests the source yields (Sized), else Workload.Requests
 
 	fm acc // fleet metrics
 
-	osd *osdFeed // over-saturation detectors; nil when off
-	ts  *series  // time series recorder; nil when off
-	sc  *scaler  // autoscaling and adaptive B_short (scaling.go); nil when off
+	osd *osdFeed   // over-saturation detectors; nil when off
+	ts  *series    // time series recorder; nil when off
+	sc  *scaler    // autoscaling and adaptive B_short (scaling.go); nil when off
+	ra  *readAhead // the source read ahead (readahead.go); nil: read directly
+
+	rs  recSide    // the record side (records.go), owned by rw while it runs
+	rw  *recWriter // the record side's goroutine (recwriter.go); nil: run in place
+	ent recEntry   // the entry handed to the record side run in place
 }
 
 func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet, error) {
@@ -178,6 +198,7 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 		return nil, fmt.Errorf("router.retry_delay_s %v: must be a finite number >= 0", d)
 	}
 	f := &fleet{cfg: cfg, src: src, sink: sink, opts: opts, fm: newAcc(), nextTick: math.Inf(1)}
+	f.rs = recSide{sink: sink, slo: cfg.SLO, fm: &f.fm}
 	for i, pc := range cfg.Pools {
 		p, err := newPoolOrDisagg(pc, i, pc.TimingOf(cfg.Timing), &f.flights) // disagg.go
 		if err != nil {
@@ -223,6 +244,7 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 	if sz, ok := src.(workload.Sized); ok {
 		n = sz.Len()
 	}
+	f.nReq = n
 	if n > 0 {
 		f.nWarm = int64(math.Floor(cfg.WarmupFraction * float64(n)))
 	}
@@ -260,6 +282,12 @@ func (f *fleet) at(t float64, h func()) {
 
 func (f *fleet) run() error {
 	defer f.osdJoin() // osdasync.go
+	f.ra = newReadAhead(f.src)
+	defer f.ra.stop()
+	if f.recordsApart() {
+		f.rw = newRecWriter(&f.rs)
+		defer f.rw.stop()
+	}
 	f.sim = simgo.NewSimulation()
 	fl := f.alloc()
 	if f.pull(fl, math.Inf(-1)) {
@@ -309,9 +337,15 @@ func (f *fleet) run() error {
 // pull reads the next request into fl, checking it. It returns false at the
 // end of the stream or on error (f.err set).
 func (f *fleet) pull(fl *flight, prev float64) bool {
-	if !f.src.Next(&fl.req) {
+	var ok bool
+	if f.ra != nil {
+		ok = f.ra.next(&fl.req)
+	} else {
+		ok = f.src.Next(&fl.req)
+	}
+	if !ok {
 		f.release(fl)
-		if err := f.src.Err(); err != nil {
+		if err := f.srcErr(); err != nil {
 			f.fail(fmt.Errorf("workload: %w", err))
 		}
 		return false
@@ -338,6 +372,14 @@ func (f *fleet) pull(fl *flight, prev float64) bool {
 	fl.arrivalPS = engine.Seconds(r.Arrival)
 	fl.instance = -1
 	return true
+}
+
+// srcErr is the source's error, once its end is reached.
+func (f *fleet) srcErr() error {
+	if f.ra != nil {
+		return f.ra.err
+	}
+	return f.src.Err()
 }
 
 func (f *fleet) scheduleArrival(fl *flight) {
@@ -482,6 +524,7 @@ func (f *fleet) arrive(fl *flight) {
 	if opens {
 		f.t0, f.winStarted = t, true
 		f.t0ps = engine.Seconds(t)
+		f.windowChanged()
 	}
 	f.step(t)
 	if f.err != nil {
@@ -514,6 +557,7 @@ func (f *fleet) endArrivals() {
 	if f.winStarted && f.err == nil {
 		f.t1, f.winEnded = f.lastArr, true
 		f.t1ps = engine.Seconds(f.lastArr)
+		f.windowChanged()
 		f.snapshot(f.lastArr, true)
 	}
 }
@@ -535,27 +579,6 @@ func (f *fleet) snapshot(t float64, end bool) {
 		f.fm.backlog = int64(waiting)
 	}
 	f.fm.trend.add(t, float64(waiting))
-}
-
-// addBusy adds the slot time a served request spent inside the measurement
-// window [t0, t1] to its pool's and the fleet's busy slot-seconds. A request
-// holds one slot from its admission to its finish: the catalog sizes every
-// pool's slots so that each can hold a max-context sequence (pools.GPU.Slots),
-// so the engine never preempts here. Records come out in finish order, so
-// while the window is open every finish is at or before the current arrival,
-// hence before t1.
-func (f *fleet) addBusy(p *pool, admitted, finished float64) {
-	if !f.winStarted {
-		return
-	}
-	hi := finished
-	if f.winEnded {
-		hi = min(hi, f.t1)
-	}
-	if d := hi - max(admitted, f.t0); d > 0 {
-		p.m.busyWin += d
-		f.fm.busyWin += d
-	}
 }
 
 // stopped polls Options.Stop and fails the run when it says so; it also
@@ -760,7 +783,11 @@ func (f *fleet) reject(fl *flight, t float64, reason, detail string, count bool)
 		f.osdEnd(fl.pool, t, true)
 	}
 	nan := math.NaN()
-	f.rec = Record{
+	rec := &f.rs.rec
+	if f.rw != nil {
+		rec = new(Record) // handed over (rejections are few)
+	}
+	*rec = Record{
 		ID:                  fl.req.ID,
 		Pool:                fl.pool.cfg.Name,
 		Instance:            int32(fl.instance),
@@ -785,23 +812,63 @@ func (f *fleet) reject(fl *flight, t float64, reason, detail string, count bool)
 		RejectedDetail:      detail,
 		Ext:                 RecordExt{PrefillInstance: int32(fl.instance), DecodeInstance: int32(fl.instance)},
 	}
-	f.write()
+	if f.ts != nil {
+		f.seriesRecord(fl.pool, true, 0, 0)
+	}
+	e := f.entry()
+	e.kind, e.rej = entReject, rec
+	f.emit(e)
 	f.release(fl)
 }
 
-func (f *fleet) write() {
-	if f.ts != nil {
-		f.seriesRecord(&f.rec)
+// recordsApart reports whether the record side runs on a goroutine of its
+// own (records.go): the sink allows it, no autoscaler reads the records,
+// and the run is long enough to pay for it.
+func (f *fleet) recordsApart() bool {
+	if f.sc != nil || f.nReq < recApartMin {
+		return false
 	}
-	if f.sc != nil {
-		f.scaleRecord(&f.rec) // scaling.go
+	_, ok := f.sink.(ConcurrentSink)
+	return ok || f.sink == nil
+}
+
+// recApartMin is the least number of requests for which the record side
+// runs apart.
+const recApartMin = 4 * recBatchLen
+
+// entry returns the record side's next entry to fill.
+func (f *fleet) entry() *recEntry {
+	if f.rw != nil {
+		return f.rw.next()
 	}
-	if f.sink == nil {
+	return &f.ent
+}
+
+// emit hands the entry from entry, filled, to the record side.
+func (f *fleet) emit(e *recEntry) {
+	if f.rw != nil {
+		if !f.rw.put() {
+			f.fail(errRecordsFailed)
+		}
 		return
 	}
-	if err := f.sink.Write(&f.rec); err != nil {
-		f.fail(fmt.Errorf("writing request %d: %w", f.rec.ID, err))
+	if !f.rs.apply(e) {
+		return
 	}
+	if f.sc != nil {
+		f.scaleRecord(&f.rs.rec) // scaling.go
+	}
+	if err := f.rs.write(); err != nil {
+		f.fail(err)
+	}
+}
+
+// windowChanged tells the record side the measurement window's new state.
+func (f *fleet) windowChanged() {
+	e := f.entry()
+	e.kind = entWindow
+	e.win = &recWindow{started: f.winStarted, ended: f.winEnded, t0: f.t0, t1: f.t1, t0ps: f.t0ps, t1ps: f.t1ps}
+	f.emit(e)
 }
 
 // finish emits the record of an engine result (a served request, or one the
@@ -813,69 +880,13 @@ func (f *fleet) finish(res *engine.Result) {
 		return
 	}
 	p := fl.pool
-	adm, ft, fin := res.Admitted.Seconds(), res.FirstToken.Seconds(), res.Finished.Seconds()
 	if f.osd != nil {
-		f.osdEnd(p, fin, true)
+		f.osdEnd(p, res.Finished.Seconds(), true)
 	}
-	// Durations are differences of engine times (whole picoseconds, the
-	// arrival rounded to one as the engines saw it): exact, never negative.
-	ap := fl.arrivalPS
-	since := func(t engine.Time) float64 { return (t - ap).Seconds() }
-	tpot := 0.0
-	if fl.req.OutputTokens > 1 {
-		tpot = (res.Finished - res.FirstToken).Seconds() / float64(fl.req.OutputTokens-1)
-	}
-	// Field by field into f.rec: a composite literal would be built on the
-	// stack and copied (about 200 bytes) on every served request.
-	r := &f.rec
-	*r = Record{}
-	r.ID = fl.req.ID
-	r.Pool = p.cfg.Name
-	r.Instance = int32(fl.instance)
-	r.Category = fl.req.Category.String()
-	r.ArrivalS = ap.Seconds()
-	r.AdmitS = adm
-	r.FirstTokenS = ft
-	r.FinishS = fin
-	r.QueueWaitS = since(res.Admitted)
-	r.TTFTS = since(res.FirstToken)
-	r.TPOTS = tpot
-	r.E2ES = since(res.Finished)
-	r.InputTokens = int32(fl.job.In)
-	r.OutputTokens = int32(fl.req.OutputTokens)
-	r.OriginalInputTokens = int32(fl.req.InputTokens)
-	r.EstimatedTokens = int32(fl.estimated)
-	r.Preemptions = int32(res.Preemptions)
-	r.Retries = int32(fl.retries)
-	r.Compressed = fl.compressed
-	r.Warmup = fl.warmup
-	r.Ext = fl.ext(res) // disagg.go
-	f.addBusy(p, adm, fin)
-	if f.winStarted && res.Finished >= f.t0ps && (!f.winEnded || res.Finished <= f.t1ps) {
-		p.m.servedWin++
-		f.fm.servedWin++
-	}
-	if !fl.warmup {
-		meets := (f.cfg.SLO.TTFTS <= 0 || f.rec.TTFTS <= f.cfg.SLO.TTFTS) &&
-			(f.cfg.SLO.TPOTS <= 0 || f.rec.TPOTS <= f.cfg.SLO.TPOTS)
-		iTTFT, iTPOT := sketchIndex(f.rec.TTFTS), sketchIndex(f.rec.TPOTS)
-		iE2E, iWait := sketchIndex(f.rec.E2ES), sketchIndex(f.rec.QueueWaitS)
-		for _, m := range [2]*acc{&p.m, &f.fm} {
-			m.completed++
-			m.preemptions += int64(res.Preemptions)
-			m.cached += int64(res.Cached) // prefix cache (prefixmetrics.go)
-			m.prompt += int64(fl.job.In)
-			if meets {
-				m.sloMet++
-			}
-			m.ttft.addIndex(iTTFT)
-			m.tpot.addIndex(iTPOT)
-			m.e2e.addIndex(iE2E)
-			m.wait.addIndex(iWait)
-		}
-	}
-	if fin > f.endTime {
-		f.endTime = fin
+	e := f.entry()
+	setServed(e, fl, res)
+	if f.ts != nil {
+		f.seriesRecord(p, false, (res.FirstToken - fl.arrivalPS).Seconds(), tpotOf(res.FirstToken, res.Finished, fl.req.OutputTokens))
 	}
 	// Router feedback, in completion order: the request as it arrived and
 	// the true token count of its original prompt (router.Router.Observe:
@@ -883,8 +894,8 @@ func (f *fleet) finish(res *engine.Result) {
 	if !f.rtLength { // learns nothing
 		f.rt.Observe(&fl.req, fl.req.InputTokens)
 	}
-	f.write()
 	f.release(fl)
+	f.emit(e)
 }
 
 func (f *fleet) summary() *Summary {
@@ -895,7 +906,7 @@ func (f *fleet) summary() *Summary {
 	s := &Summary{
 		Config:         f.cfg,
 		Requests:       f.arrived,
-		SimTimeS:       max(f.endTime, f.lastArr),
+		SimTimeS:       max(f.rs.endTime, f.lastArr),
 		WarmupRequests: min(f.nWarm, f.arrived),
 		WindowStartS:   f.t0,
 		WindowEndS:     f.t1,

@@ -122,14 +122,13 @@ const MinSeriesIntervalS = 1e-3
 
 // series is the recorder's state.
 type series struct {
-	dt    float64
-	k     int64 // the open interval
-	next  float64
-	busy  bool // stepping to a boundary (the step it makes must not recurse)
-	sink  SeriesSink
-	names []string
-	acc   []seriesAcc // per pool, then the fleet
-	rows  []SeriesRow
+	dt   float64
+	k    int64 // the open interval
+	next float64
+	busy bool // stepping to a boundary (the step it makes must not recurse)
+	sink SeriesSink
+	acc  []seriesAcc // per pool, then the fleet
+	rows []SeriesRow
 }
 
 // seriesAcc accumulates one pool's (or the fleet's) open interval.
@@ -147,8 +146,10 @@ type windowSketch struct {
 	lo, hi int
 }
 
-func (w *windowSketch) add(v float64) {
-	i := sketchIndex(v)
+func (w *windowSketch) add(v float64) { w.addIndex(sketchIndex(v)) }
+
+// addIndex records a value by its bucket (sketchIndex).
+func (w *windowSketch) addIndex(i int) {
 	if i >= 0 {
 		w.lo, w.hi = min(w.lo, i), max(w.hi, i)
 	}
@@ -182,7 +183,6 @@ func newSeries(o SeriesOptions, pools []*pool) (*series, error) {
 	s.acc = make([]seriesAcc, len(pools)+1)
 	s.rows = make([]SeriesRow, len(pools)+1)
 	for i, p := range pools {
-		s.names = append(s.names, p.cfg.Name)
 		s.rows[i].Pool, s.rows[i].PoolIndex = p.cfg.Name, i
 	}
 	s.rows[len(pools)].Pool, s.rows[len(pools)].PoolIndex = SeriesFleet, -1
@@ -208,30 +208,28 @@ func (f *fleet) seriesArrive(p *pool, warmup bool) {
 	}
 }
 
-// seriesRecord counts a record leaving the fleet (every record is written
-// once, through fleet.write).
-func (f *fleet) seriesRecord(r *Record) {
+// seriesRecord counts a record leaving the fleet from pool p (every record
+// is counted once, as it is handed to the record side): rejected, or served
+// with the given TTFT and TPOT, s.
+func (f *fleet) seriesRecord(p *pool, rejected bool, ttft, tpot float64) {
 	s := f.ts
-	fl := &s.acc[len(s.acc)-1]
-	for i, n := range s.names {
-		if n == r.Pool {
-			s.count(&s.acc[i], r, f.cfg.SLO)
-			break
+	accs := [2]*seriesAcc{&s.acc[p.order], &s.acc[len(s.acc)-1]}
+	if rejected {
+		for _, a := range accs {
+			a.rejections++
 		}
-	}
-	s.count(fl, r, f.cfg.SLO)
-}
-
-func (s *series) count(a *seriesAcc, r *Record, slo SLO) {
-	if r.Rejected {
-		a.rejections++
 		return
 	}
-	a.completions++
-	a.ttft.add(r.TTFTS)
-	a.tpot.add(r.TPOTS)
-	if (slo.TTFTS <= 0 || r.TTFTS <= slo.TTFTS) && (slo.TPOTS <= 0 || r.TPOTS <= slo.TPOTS) {
-		a.met++
+	slo := &f.cfg.SLO
+	met := (slo.TTFTS <= 0 || ttft <= slo.TTFTS) && (slo.TPOTS <= 0 || tpot <= slo.TPOTS)
+	iTTFT, iTPOT := sketchIndex(ttft), sketchIndex(tpot)
+	for _, a := range accs {
+		a.completions++
+		a.ttft.addIndex(iTTFT)
+		a.tpot.addIndex(iTPOT)
+		if met {
+			a.met++
+		}
 	}
 }
 

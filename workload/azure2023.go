@@ -91,3 +91,6 @@ func (s *sliceSource) Next(r *Request) bool {
 }
 
 func (s *sliceSource) Err() error { return nil }
+
+// SelfContained implements SelfContained.
+func (s *sliceSource) SelfContained() {}

@@ -169,6 +169,10 @@ func (s *cdfSource) Next(r *Request) bool {
 
 func (s *cdfSource) Err() error { return nil }
 
+// SelfContained implements SelfContained: the requests come from the spec
+// and the seed alone.
+func (s *cdfSource) SelfContained() {}
+
 // Len is the number of requests the source yields (Spec.Requests).
 func (s *cdfSource) Len() int64 { return s.limit }
 
@@ -360,6 +364,9 @@ func (s *traceSource) Next(r *Request) bool {
 }
 
 func (s *traceSource) Err() error { return nil }
+
+// SelfContained implements SelfContained: the rows were read in advance.
+func (s *traceSource) SelfContained() {}
 
 // Len is the number of requests the trace replays: its rows, at most
 // Spec.Requests.

@@ -24,3 +24,7 @@ func (s *SliceSource) Next(r *Request) bool {
 
 // Err implements Source; a slice never fails.
 func (s *SliceSource) Err() error { return nil }
+
+// SelfContained implements SelfContained (the slice must not change during
+// the run, as NewSliceSource says).
+func (s *SliceSource) SelfContained() {}

@@ -16,3 +16,17 @@ type Source interface {
 type Sized interface {
 	Len() int64
 }
+
+// SelfContained is a Source whose requests depend on nothing but itself
+// (its spec, its seed, its file read in advance): not on the run that
+// consumes them, nor on time or other goroutines. The simulator may read
+// such a source ahead of the run on a goroutine of its own, in batches; the
+// run still sees exactly the same requests in the same order, and the error
+// (Err) after the same request. A run that ends early (stopped, halted, an
+// error) may leave the source read further than the run used. Every Source
+// of NewSource and NewCDFSource is one, and so is SliceSource.
+type SelfContained interface {
+	Source
+	// SelfContained marks the source; it does nothing.
+	SelfContained()
+}

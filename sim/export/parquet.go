@@ -348,6 +348,11 @@ func (s *ParquetSink) Write(r *sim.Record) error {
 	return nil
 }
 
+// ConcurrentWrite implements sim.ConcurrentSink: Write may be called from
+// the simulator's record goroutine (Close after Run has returned), and it
+// feeds nothing back to the run.
+func (s *ParquetSink) ConcurrentWrite() {}
+
 // send hands the current batch to the encoder and takes a fresh one.
 func (s *ParquetSink) send() error {
 	if s.failed.Load() { // werr was set before failed: safe to read

@@ -1,0 +1,237 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/fleetsim/fleetsim/pools/autoscale"
+	"github.com/fleetsim/fleetsim/router"
+	"github.com/fleetsim/fleetsim/workload"
+)
+
+// goid returns the calling goroutine's number (from its stack header).
+func goid() string {
+	var buf [64]byte
+	n := runtime.Stack(buf[:], false)
+	return string(bytes.Fields(buf[:n])[1])
+}
+
+// concSink is a memSink that allows concurrent writing (ConcurrentSink); it
+// fails (or panics) at its failAt-th record (0: never) and notes whether
+// any record was written on another goroutine than Run's caller.
+type concSink struct {
+	memSink
+	failAt int
+	panics bool
+	caller string
+	apart  bool
+}
+
+func (s *concSink) ConcurrentWrite() {}
+
+func (s *concSink) Write(r *Record) error {
+	s.apart = s.apart || goid() != s.caller
+	if len(s.recs)+1 == s.failAt {
+		if s.panics {
+			panic("sink broke")
+		}
+		return errors.New("disk full")
+	}
+	return s.memSink.Write(r)
+}
+
+// underDeclared declares a tenth of the output it produces for every fifth
+// request: the length router sends some to a pool too short for them
+// (rejected as misrouted, or retried at a larger pool).
+type underDeclared struct{ *poissonSource }
+
+func (s *underDeclared) Next(r *workload.Request) bool {
+	if !s.poissonSource.Next(r) {
+		return false
+	}
+	if r.ID%5 == 0 {
+		r.MaxOutputTokens = max(1, r.OutputTokens/10)
+	}
+	return true
+}
+
+// recordsRun is one run's outputs, or its error or panic, as text.
+type recordsRun struct {
+	recs   []Record
+	sum    string
+	series string
+	err    string
+}
+
+func runRecords(t *testing.T, cfg Config, n int, concurrent bool, failAt int, panics bool, dt float64) (out recordsRun, apart bool) {
+	t.Helper()
+	var sink Sink
+	cs := &concSink{failAt: failAt, panics: panics, caller: goid()}
+	if concurrent {
+		sink = cs
+	} else {
+		// The same sink, unmarked: the records are written in place.
+		sink = &struct{ Sink }{cs}
+	}
+	ms := &memSeries{}
+	opts := Options{}
+	if dt > 0 {
+		opts.Series = SeriesOptions{Sink: ms, IntervalS: dt}
+	}
+	before := runtime.NumGoroutine()
+	defer func() {
+		if after := goroutinesBack(before); after > before {
+			t.Errorf("%d goroutines before the run, %d after", before, after)
+		}
+	}()
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				out.err = fmt.Sprint("panic: ", p)
+			}
+		}()
+		s, err := Run(cfg, &underDeclared{newPoisson(n, cfg.Workload.Rate, 50, 12000, 5)}, sink, opts)
+		if err != nil {
+			out.err = err.Error()
+			return
+		}
+		out.sum = summaryText(s)
+	}()
+	out.recs = stripNaN(cs.recs)
+	out.series = fmt.Sprintf("%v", ms.rows)
+	return out, cs.apart
+}
+
+// TestRecordsApartIdentical: writing the records on a goroutine of their
+// own (a ConcurrentSink) gives the same records, summary and time series as
+// writing them in place, and the same error or panic: served and rejected
+// requests (a full queue, misrouted ones retried), warm-up from none to
+// most, with and without a time series, an enforce-mode halt, a sink that
+// fails or panics mid-run; the writer's goroutine has ended when Run
+// returns, or panics. The records must really be written apart, and an
+// autoscaled run (whose controller reads them) in place.
+func TestRecordsApartIdentical(t *testing.T) {
+	const n = 6000
+	two := func(warm float64) Config {
+		cfg := fleetCfg(n, warm,
+			PoolConfig{Name: "short", GPU: "a100", Count: 2, MaxContext: 4096},
+			PoolConfig{Name: "long", GPU: "a100", Count: 4, MaxContext: 65536})
+		cfg.Workload.Rate = 200
+		return cfg
+	}
+	limited := two(0.2)
+	limited.Pools[0].QueueLimit = 5
+	retry := two(0.3)
+	retry.Router = RouterConfig{Config: router.Config{Kind: RouterLength}, RetryDelayS: 0.25}
+	over, _ := overloadedCfg()
+	over.Workload.Requests = n
+	enforce := over
+	enforce.OSD = OSDConfig{Mode: OSDEnforce}
+	for _, c := range []struct {
+		name   string
+		cfg    Config
+		dt     float64
+		failAt int
+		panics bool
+		want   string // in the error, "" for none
+	}{
+		{"warm-up 0", two(0), 0, 0, false, ""},
+		{"warm-up 0.2, series", two(0.2), 0.5, 0, false, ""},
+		{"warm-up 0.9, series", two(0.9), 0.25, 0, false, ""},
+		{"queue limit: rejections, series", limited, 0.5, 0, false, ""},
+		{"retries at a larger pool", retry, 1, 0, false, ""},
+		{"overloaded, series", over, 1, 0, false, ""},
+		{"enforce halt, series", enforce, 1, 0, false, ""},
+		{"sink fails", two(0.2), 0.5, 2500, false, "writing request"},
+		{"sink fails at the first record", two(0.2), 0, 1, false, "disk full"},
+		{"sink panics", two(0.2), 0.5, 4500, true, "panic: sink broke"},
+	} {
+		want, _ := runRecords(t, c.cfg, n, false, c.failAt, c.panics, c.dt)
+		got, apart := runRecords(t, c.cfg, n, true, c.failAt, c.panics, c.dt)
+		rej := 0
+		for _, r := range want.recs {
+			if r.Rejected {
+				rej++
+			}
+		}
+		retried := 0
+		for _, r := range want.recs {
+			if r.Retries > 0 {
+				retried++
+			}
+		}
+		t.Logf("%s: %d records, %d rejected, %d retried, err %q, halted %v", c.name, len(want.recs), rej, retried, want.err, strings.Contains(want.sum, "By:"))
+		if !apart {
+			t.Errorf("%s: the records were written in place", c.name)
+		}
+		if got.err != want.err {
+			t.Errorf("%s: error %q apart, %q in place", c.name, got.err, want.err)
+		}
+		if c.want != "" && !strings.Contains(want.err, c.want) {
+			t.Errorf("%s: error %q, want %q", c.name, want.err, c.want)
+		}
+		if c.want == "" && want.err != "" {
+			t.Errorf("%s: %s", c.name, want.err)
+		}
+		if !reflect.DeepEqual(got.recs, want.recs) {
+			t.Errorf("%s: %d records apart, %d in place (or they differ)", c.name, len(got.recs), len(want.recs))
+		}
+		if c.want != "" {
+			continue // a failed run's other outputs are discarded
+		}
+		if got.sum != want.sum {
+			t.Errorf("%s: summaries differ:\n%s\n%s", c.name, got.sum, want.sum)
+		}
+		if got.series != want.series {
+			t.Errorf("%s: time series differ", c.name)
+		}
+	}
+	// An autoscaled run writes its records in place.
+	scaled := two(0.2)
+	scaled.Pools[1].ScalingBlock = &PoolScaling{MinInstances: ip(1), MaxInstances: ip(0), StartupS: fp(2)}
+	scaled.Autoscale = &autoscale.Config{Policy: autoscale.PolicyThreshold, IntervalS: 1, Metric: autoscale.MetricQueue, Target: 2}
+	if _, apart := runRecords(t, scaled, n, true, 0, false, 0); apart {
+		t.Error("an autoscaled run wrote its records apart")
+	}
+	// A short run writes them in place (no goroutine).
+	short := two(0.2)
+	short.Workload.Requests = recApartMin - 1
+	cs := &concSink{caller: goid()}
+	if _, err := Run(short, newPoisson(recApartMin-1, 200, 50, 4000, 5), cs, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if cs.apart || len(cs.recs) != recApartMin-1 {
+		t.Errorf("a run of %d requests: written apart %v, %d records", recApartMin-1, cs.apart, len(cs.recs))
+	}
+}
+
+// TestFlightLayout: a flight fills whole cache lines (192 bytes, a size
+// class whose objects start on a 64-byte boundary) and the fields the
+// record side reads (setServed) lie in its first two lines.
+func TestFlightLayout(t *testing.T) {
+	ty := reflect.TypeOf(flight{})
+	if ty.Size() != 192 {
+		t.Errorf("flight is %d bytes, want 192", ty.Size())
+	}
+	for _, name := range []string{"pool", "arrivalPS", "instance", "estimated", "retries", "dg", "warmup", "compressed", "req"} {
+		f, _ := ty.FieldByName(name)
+		if end := f.Offset + f.Type.Size(); end > 128 {
+			t.Errorf("flight.%s ends at byte %d, past the second cache line", name, end)
+		}
+	}
+	if f, _ := ty.FieldByName("req"); f.Offset != 64 {
+		t.Errorf("flight.req at byte %d, want 64 (the second line)", f.Offset)
+	}
+}
+
+// TestRecEntrySize: an entry of the record side is two cache lines.
+func TestRecEntrySize(t *testing.T) {
+	if n := reflect.TypeOf(recEntry{}).Size(); n != 128 {
+		t.Errorf("recEntry is %d bytes, want 128", n)
+	}
+}

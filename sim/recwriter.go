@@ -1,0 +1,129 @@
+package sim
+
+import (
+	"errors"
+	"sync/atomic"
+)
+
+// recWriter runs the record side (records.go) on a goroutine of its own:
+// the simulation fills entries in batches of recBatchLen and hands each
+// over through a channel; the batches come back through another. A sink
+// error or panic stops the writing (the batches still come back, so the
+// simulation never blocks); the simulation sees it at its next hand-over
+// and ends the run (errRecordsFailed), and Run returns the writer's error,
+// or raises its panic, once the writer has ended (stop). Any error the
+// simulation meets after a record was handed over would have come after
+// that record's write when written in place, so the writer's error is the
+// run's.
+type recWriter struct {
+	rs     *recSide
+	todo   chan *recBatch
+	free   chan *recBatch
+	done   chan struct{}
+	cur    *recBatch
+	failed atomic.Bool // err or pan set (before it)
+	err    error
+	pan    any
+	closed bool
+}
+
+// recBatch is a batch of entries, the first n used.
+type recBatch struct {
+	ents []recEntry
+	n    int
+}
+
+// recBatchLen is the number of entries in a batch (about 300 bytes each).
+const recBatchLen = 1024
+
+// recBatches is the number of batches in circulation.
+const recBatches = 4
+
+// errRecordsFailed ends the simulation once the writer has failed; Run
+// returns the writer's own error instead.
+var errRecordsFailed = errors.New("sim: writing the records failed")
+
+func newRecWriter(rs *recSide) *recWriter {
+	w := &recWriter{rs: rs,
+		todo: make(chan *recBatch, recBatches),
+		free: make(chan *recBatch, recBatches),
+		done: make(chan struct{}),
+	}
+	for range recBatches - 1 {
+		w.free <- &recBatch{ents: make([]recEntry, recBatchLen)}
+	}
+	w.cur = &recBatch{ents: make([]recEntry, recBatchLen)}
+	go w.loop()
+	return w
+}
+
+func (w *recWriter) loop() {
+	defer close(w.done)
+	for b := range w.todo {
+		if !w.failed.Load() {
+			w.apply(b)
+		}
+		clear(b.ents[:b.n]) // no references kept (records, prefixes)
+		b.n = 0
+		w.free <- b
+	}
+}
+
+// apply runs a batch's entries, stopping at a sink's error or panic.
+func (w *recWriter) apply(b *recBatch) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.pan = p
+			w.failed.Store(true)
+		}
+	}()
+	for i := range b.ents[:b.n] {
+		if !w.rs.apply(&b.ents[i]) {
+			continue
+		}
+		if err := w.rs.write(); err != nil {
+			w.err = err
+			w.failed.Store(true)
+			return
+		}
+	}
+}
+
+// next returns the entry to fill; put hands it over.
+func (w *recWriter) next() *recEntry { return &w.cur.ents[w.cur.n] }
+
+// put hands the entry returned by next over; it reports false once the
+// writer has failed.
+func (w *recWriter) put() bool {
+	if w.cur.n++; w.cur.n < len(w.cur.ents) {
+		return true
+	}
+	w.todo <- w.cur
+	w.cur = <-w.free
+	return !w.failed.Load()
+}
+
+// stop hands the last entries over and waits for the writer to end. It may
+// be called more than once and on nil.
+func (w *recWriter) stop() {
+	if w == nil || w.closed {
+		return
+	}
+	w.closed = true
+	if w.cur.n > 0 {
+		w.todo <- w.cur
+	}
+	close(w.todo)
+	<-w.done
+}
+
+// result is the writer's error, once stopped; it raises the writer's panic.
+func (w *recWriter) result() error {
+	if w == nil {
+		return nil
+	}
+	if w.pan != nil {
+		panic(w.pan)
+	}
+	return w.err
+}
