@@ -415,6 +415,13 @@ func (e *Engine) NextEvent() Time {
 	if exhaust {
 		return start + e.wps
 	}
+	if len(e.dec) > 0 && e.dec[0].fin == e.it+k {
+		// That iteration finishes the top decoder, untouched since its
+		// prefill: its memory is likely out of the caches by now. The
+		// caller runs other instances before this event; let the load
+		// overlap with them instead of stalling step.
+		prefetch(e.dec[0].s)
+	}
 	return start + Time(math.Round(e.iterTime(e.planAt(k, false))))
 }
 
