@@ -74,6 +74,7 @@ func (e *Engine) popSeq() {
 type decEnt struct {
 	fin int   // the sequence's fin
 	ord int64 // its ord
+	tag int   // its Job.Tag (NextFinishing)
 	s   *seq
 }
 
@@ -124,7 +125,7 @@ func (e *Engine) addDecoder(s *seq, i int) {
 	s.grown = 0
 	e.cnt[e.residue(s.base)]++
 	e.sumBase += s.base
-	e.dec = append(e.dec, decEnt{fin: s.fin, ord: s.ord, s: s})
+	e.dec = append(e.dec, decEnt{fin: s.fin, ord: s.ord, tag: s.res.Job.Tag, s: s})
 	e.heapUp(len(e.dec) - 1)
 }
 
@@ -369,6 +370,7 @@ func (e *Engine) jump(k int) {
 // within one iteration in admission order). AdvanceTo(t1) followed by
 // AdvanceTo(t2) gives the same state as AdvanceTo(t2) alone.
 func (e *Engine) AdvanceTo(t Time, out []Result) []Result {
+	e.finOK = false
 	// Iterations starting after maxStart could end past the range of Time:
 	// they are not run.
 	tr := min(t, maxStart+1)
@@ -395,6 +397,7 @@ func (e *Engine) AdvanceTo(t Time, out []Result) []Result {
 // least one iteration. It must be read again after Submit and after any
 // change to the shared queue.
 func (e *Engine) NextEvent() Time {
+	e.finOK = false
 	if e.idle {
 		return Never
 	}
@@ -415,8 +418,23 @@ func (e *Engine) NextEvent() Time {
 	if exhaust {
 		return start + e.wps
 	}
+	if len(e.dec) > 0 && e.dec[0].fin == e.it+k {
+		// That iteration finishes the top decoder, untouched since its
+		// prefill: its memory is likely out of the caches by now. The
+		// caller runs other instances before this event; let the load
+		// overlap with them instead of stalling step.
+		prefetch(e.dec[0].s)
+		e.finTag, e.finOK = e.dec[0].tag, true
+	}
 	return start + Time(math.Round(e.iterTime(e.planAt(k, false))))
 }
+
+// NextFinishing returns the Tag of the job whose last token the event
+// found by the last call to NextEvent produces, and true; false when that
+// event is not (or not only known to be) a completion. It costs nothing and
+// touches no sequence: a caller may use it to bring its own state for that
+// job into the caches ahead of the event. AdvanceTo and Submit clear it.
+func (e *Engine) NextFinishing() (tag int, ok bool) { return e.finTag, e.finOK }
 
 // step runs the iteration starting at e.next with the general rules.
 func (e *Engine) step(out []Result) []Result {

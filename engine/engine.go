@@ -83,6 +83,9 @@ type Engine struct {
 
 	run run // the current closed-form run, if any
 
+	finTag int  // NextFinishing: the Tag of the job NextEvent's event finishes
+	finOK  bool // finTag is set
+
 	completed, rejected, preemptions int64
 	busy                             float64 // integral up to lastEnd, sequence·ps
 	done                             []*seq  // scratch: finished in one iteration
@@ -201,6 +204,7 @@ func (e *Engine) Submit(j Job, now Time) (Result, bool) {
 	if now > e.now {
 		e.now = now
 	}
+	e.finOK = false
 	s := e.newSeq(j, now)
 	wasEmpty := e.nRunning() == 0 && e.queued() == 0
 	e.q = append(e.q, s)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"testing"
 
 	"github.com/fleetsim/fleetsim/workload"
@@ -25,6 +26,37 @@ func TestIdxHeap(t *testing.T) {
 			}
 			if g, k := h.top(); g != best || k != keys[best] {
 				t.Fatalf("n=%d: top (%d, %v), want (%d, %v)", n, g, k, best, keys[best])
+			}
+		}
+	}
+}
+
+// TestIdxHeapExtremeKeys is TestIdxHeap with keys at the ends of int64
+// (Never is MaxInt64), where a comparison by subtraction would overflow,
+// many ties among them, and sizes whose last node has 1 to 4 children. It
+// checks the whole heap order and the positions after every update.
+func TestIdxHeapExtremeKeys(t *testing.T) {
+	rnd := workload.NewRand(3, workload.StreamPlanner)
+	vals := []int64{math.MinInt64, math.MinInt64 + 1, -1, 0, 1, 2, math.MaxInt64 - 1, math.MaxInt64}
+	for _, n := range []int{2, 3, 4, 5, 6, 7, 8, 9, 21, 22, 23, 24, 131} {
+		h := newIdxHeap(n, math.MaxInt64)
+		keys := make([]int64, n)
+		for i := range keys {
+			keys[i] = math.MaxInt64
+		}
+		for range 3000 {
+			i := rnd.IntN(n)
+			keys[i] = vals[rnd.IntN(len(vals))]
+			h.update(i, keys[i])
+			for k, nd := range h.heap {
+				if h.pos[nd.i] != int32(k) || nd.key != keys[nd.i] {
+					t.Fatalf("n=%d: node %d holds (%d, %d): pos %d, key %d", n, k, nd.i, nd.key, h.pos[nd.i], keys[nd.i])
+				}
+				if p := (k - 1) / 4; k > 0 {
+					if pn := h.heap[p]; pn.key > nd.key || (pn.key == nd.key && pn.i > nd.i) {
+						t.Fatalf("n=%d: parent %d (%d, %d) after child %d (%d, %d)", n, p, pn.i, pn.key, k, nd.i, nd.key)
+					}
+				}
 			}
 		}
 	}

@@ -154,7 +154,13 @@ func newPool(pc PoolConfig, order int, timing string, fls *flights) (*pool, erro
 // the pool sums, the dispatch index and the event heap.
 func (p *pool) refresh(i int) {
 	p.refreshCounts(i)
-	p.events.update(i, int64(p.eng[i].NextEvent()))
+	e := p.eng[i]
+	p.events.update(i, int64(e.NextEvent()))
+	if tag, ok := e.NextFinishing(); ok {
+		// Its result will read the flight, untouched since the request
+		// was dispatched: start loading it now, while other events run.
+		prefetchFlight(p.fls.all[tag])
+	}
 }
 
 // refreshCounts is refresh without the event heap (whose key, NextEvent,
