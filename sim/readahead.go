@@ -42,6 +42,7 @@ type raBatch struct {
 	reqs []workload.Request // the requests read (len <= readAheadBatch)
 	end  bool               // the source ended after reqs
 	err  error              // the source's Err at its end
+	pan  bool               // the source panicked after reqs (readAhead.pan)
 }
 
 // newReadAhead starts reading src ahead when it is self-contained and
@@ -70,23 +71,28 @@ func newReadAhead(src workload.Source) *readAhead {
 }
 
 // produce fills batches from src until its end or until stop.
-// A panic of the source ends the producer; the run panics with it (refill).
+// A panic of the source ends the producer: the batch it was filling goes
+// to the run with the requests read before it, and the run panics with it
+// once it has taken them (refill), at the same request as read directly.
 func (ra *readAhead) produce(src workload.Source) {
 	defer close(ra.done)
+	var b *raBatch
+	n := 0
 	defer func() {
 		if p := recover(); p != nil {
 			ra.pan = p
+			b.reqs, b.end, b.pan = b.reqs[:n], true, true
+			ra.full <- b // never blocks: full has room for every batch
 		}
 	}()
 	for {
-		var b *raBatch
 		select {
 		case b = <-ra.free:
 		case <-ra.quit:
 			return
 		}
 		b.reqs = b.reqs[:cap(b.reqs)]
-		n := 0
+		n = 0
 		for n < len(b.reqs) && src.Next(&b.reqs[n]) {
 			n++
 		}
@@ -119,6 +125,9 @@ func (ra *readAhead) next(r *workload.Request) bool {
 // refill hands the read batch back and takes the next; false at the end.
 func (ra *readAhead) refill() bool {
 	if ra.cur.end {
+		if ra.cur.pan {
+			panic(ra.pan)
+		}
 		return false
 	}
 	if ra.cur.reqs != nil {
@@ -126,10 +135,10 @@ func (ra *readAhead) refill() bool {
 	}
 	select {
 	case ra.cur = <-ra.full:
-	case <-ra.done: // the producer ended: a batch sent before, or its panic
+	case <-ra.done: // the producer ended: a batch sent before (its last)
 		select {
 		case ra.cur = <-ra.full:
-		default:
+		default: // it sent none: it never returns so without stop
 			panic(ra.pan)
 		}
 	}
@@ -137,7 +146,10 @@ func (ra *readAhead) refill() bool {
 	if ra.cur.end {
 		ra.err = ra.cur.err
 	}
-	return len(ra.cur.reqs) > 0
+	if len(ra.cur.reqs) == 0 {
+		return ra.refill() // the end, or the source's panic
+	}
+	return true
 }
 
 // stop ends the producer and waits for it. It may be called more than once

@@ -235,3 +235,49 @@ func goroutinesBack(before int) int {
 	}
 	return after
 }
+
+// TestReadAheadPanicsAtSameRequest: a source that panics is re-raised at
+// the same request as when read directly: the run has taken every request
+// the source yielded before its panic (those of the batch it was filling
+// included), so it has written the same records when the panic reaches
+// Run's caller. (Review of branch thread: the partial batch was dropped and
+// the run panicked up to 4,095 requests early.)
+func TestReadAheadPanicsAtSameRequest(t *testing.T) {
+	b := readAheadBatch
+	for _, failAt := range []int{0, 1, b - 1, b, 2*b + 17, 5*b - 1} {
+		ra := newReadAhead(newFailing(5*b, failAt, true))
+		n := 0
+		p := func() (p any) {
+			defer func() { p = recover() }()
+			var r workload.Request
+			for ra.next(&r) {
+				n++
+			}
+			return nil
+		}()
+		ra.stop()
+		if p == nil || n != failAt {
+			t.Errorf("fail at %d: panic %v after %d requests, want one after %d", failAt, p, n, failAt)
+		}
+	}
+	const n = 3*readAheadBatch + 123
+	cfg := fleetCfg(n, 0.2,
+		PoolConfig{Name: "short", GPU: "a100", Count: 2, MaxContext: 4096},
+		PoolConfig{Name: "long", GPU: "a100", Count: 3, MaxContext: 65536})
+	cfg.Workload.Rate = 1000
+	run := func(src workload.Source) (recs []Record, p any) {
+		sink := &memSink{}
+		defer func() { recs, p = sink.recs, recover() }()
+		Run(cfg, src, sink, Options{})
+		return
+	}
+	failAt := 2*readAheadBatch + 1000
+	r1, p1 := run(newFailing(n, failAt, true))
+	r2, p2 := run(newFailing(n, failAt, true).direct())
+	if p1 == nil || fmt.Sprint(p1) != fmt.Sprint(p2) {
+		t.Errorf("panic %v read ahead, %v directly", p1, p2)
+	}
+	if !reflect.DeepEqual(stripNaN(r1), stripNaN(r2)) {
+		t.Errorf("%d records written before the panic read ahead, %d directly", len(r1), len(r2))
+	}
+}

@@ -382,7 +382,9 @@ func (s *ParquetSink) finish() error {
 	return s.werr
 }
 
-// Stats returns the totals of the rows written so far.
+// Stats returns the totals of the rows written so far. During a sim.Run
+// that writes to the sink, call it only once Run has returned: Write may
+// run on the simulator's record goroutine (ConcurrentWrite).
 func (s *ParquetSink) Stats() Stats { return s.stats }
 
 // Path returns the file's final path.
