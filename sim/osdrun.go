@@ -159,14 +159,14 @@ func (q *firstQueue) grow() {
 // before t (s); ok is false when there is none.
 func (q *firstQueue) next(t float64) (e firstEv, ok bool) {
 	if q.n > 0 && (len(q.rest) == 0 || firstLess(&q.run[q.head], &q.rest[0])) {
-		if e = q.run[q.head]; e.t > t {
+		if e = q.run[q.head]; !(e.t <= t) { // as the heap's test: a NaN t gives none
 			return e, false
 		}
 		q.head = (q.head + 1) & (len(q.run) - 1)
 		q.n--
 		return e, true
 	}
-	if len(q.rest) == 0 || q.rest[0].t > t {
+	if len(q.rest) == 0 || !(q.rest[0].t <= t) {
 		return e, false
 	}
 	return q.rest.pop(), true
