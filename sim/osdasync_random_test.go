@@ -14,13 +14,13 @@ import (
 // TestOSDWorkerSameAsSyncRandom: the worker's path (an arrival's flush and
 // starts merged into one event, the detectors called directly) leaves the
 // records, the summary (verdicts, fired-at times, final states) and the
-// time series' osd_alert column as the synchronous feed does, on 40 small
+// time series' osd_alert column as the synchronous feed does, on 24 small
 // random fleets built to stress the merges: arrivals on a coarse grid
 // (many at the same instant, so a flush, the fleet's start and a pool's
 // start at one time follow others at that time), one to three pools (some
 // never sent a request), every dispatch mode, queue limits, misrouted
-// requests retried at the next pool, compress-and-route (a compressed request reaches its pool
-// later), series sampled every 10 ms to 1 s,
+// requests retried at the next pool, compress-and-route (a compressed
+// request reaches its pool later), series sampled every 50 ms to 1 s,
 // detectors with short windows (so they fire and clear). Each run must
 // merge both ways (evFlushStart and evArrive seen through osdTap) and feed
 // no event out of time order.
@@ -28,7 +28,7 @@ func TestOSDWorkerSameAsSyncRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(20, 4))
 	seen := map[uint8]int{}
 	fired := 0
-	for trial := range 40 {
+	for trial := range 24 {
 		n := 100 + r.IntN(500)
 		ctxs := []int{1024, 2048, 4096, 8192}
 		np := 1 + r.IntN(3)
@@ -71,7 +71,7 @@ func TestOSDWorkerSameAsSyncRandom(t *testing.T) {
 			in := max(1, l*8/10)
 			reqs[i] = workload.Request{ID: int64(i), Arrival: tt, InputTokens: in, OutputTokens: max(1, l-in), MaxOutputTokens: max(1, l-in), Bytes: 4 * in}
 		}
-		dt := []float64{0, 0.01, 0.1, 1}[r.IntN(4)]
+		dt := []float64{0, 0.05, 0.2, 1}[r.IntN(4)]
 		run := func(sync bool) ([]Record, string, []SeriesRow) {
 			sink, ms := &memSink{}, &memSeries{}
 			opts := Options{}
@@ -125,7 +125,7 @@ func TestOSDWorkerSameAsSyncRandom(t *testing.T) {
 	}
 	// evArrive is made from an evFlushStart; an evFlushStart stays one when
 	// its request reaches a pool later (compressed, or no pool at once).
-	if seen[evFlushStart] == 0 || seen[evArrive] == 0 || seen[evStart] <= 40 || fired == 0 {
+	if seen[evFlushStart] == 0 || seen[evArrive] == 0 || seen[evStart] <= 24 || fired == 0 {
 		t.Errorf("events by kind %v, %d detectors fired: the runs do not exercise every merge", seen, fired)
 	}
 	t.Logf("events by kind %v; %d detectors fired", seen, fired)
