@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 // at the same time (ties by arrival, across the run and the heap), random
 // jitter of a few places and of hundreds, bursts that move back exactly
 // firstMaxShift and firstMaxShift + 1 places, drained at random times
-// (every token at once, none, a part) and grown past the run's first
+// (every token at once, none, a part; limits of ±Inf and NaN) and grown past the run's first
 // buffer while its front has wrapped.
 func TestFirstQueueSameAsHeap(t *testing.T) {
 	r := rand.New(rand.NewPCG(20, 2))
@@ -51,11 +52,17 @@ func TestFirstQueueSameAsHeap(t *testing.T) {
 			if r.IntN(4) == 0 {
 				now += engine.Time(r.IntN(50))
 				limit := now.Seconds()
-				switch r.IntN(5) {
+				switch r.IntN(8) {
 				case 0:
 					limit = 1e300 // everything
 				case 1:
 					limit = -1 // nothing
+				case 2: // not a time: as the heap's test t <= limit, nothing
+					limit = math.NaN()
+				case 3:
+					limit = math.Inf(1)
+				case 4:
+					limit = math.Inf(-1)
 				}
 				for {
 					a, okA := q.next(limit)

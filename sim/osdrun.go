@@ -91,7 +91,8 @@ type osdFeed struct {
 	haltedAtNow float64
 }
 
-// firstEv is a pending first token: time, arrival order (ties), pool and TTFT.
+// firstEv is a pending first token: time, the order it was reported in
+// (ties), pool and TTFT.
 type firstEv struct {
 	t, ttft float64
 	seq     uint64
@@ -107,8 +108,8 @@ func firstLess(a, b *firstEv) bool { return a.t < b.t || (a.t == b.t && a.seq < 
 // iteration), so the queue is a sorted ring buffer (run) into which a new
 // token moves back past at most firstMaxShift later ones; a token that would
 // move further goes to a heap (rest), which stays empty in most runs. The
-// next token is the smaller of the two fronts. Ties in time go by arrival
-// (seq), as in one heap: the order is the same whatever the split.
+// next token is the smaller of the two fronts. Ties in time go by the
+// order reported (seq), as in one heap: the order is the same whatever the split.
 type firstQueue struct {
 	run     []firstEv // sorted by firstLess; len a power of two (or 0)
 	head, n int
@@ -159,14 +160,14 @@ func (q *firstQueue) grow() {
 // before t (s); ok is false when there is none.
 func (q *firstQueue) next(t float64) (e firstEv, ok bool) {
 	if q.n > 0 && (len(q.rest) == 0 || firstLess(&q.run[q.head], &q.rest[0])) {
-		if e = q.run[q.head]; e.t > t {
+		if e = q.run[q.head]; !(e.t <= t) { // as the heap's test: a NaN t gives none
 			return e, false
 		}
 		q.head = (q.head + 1) & (len(q.run) - 1)
 		q.n--
 		return e, true
 	}
-	if len(q.rest) == 0 || q.rest[0].t > t {
+	if len(q.rest) == 0 || !(q.rest[0].t <= t) {
 		return e, false
 	}
 	return q.rest.pop(), true

@@ -57,7 +57,7 @@ func TestDetectorSameAsReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(20, 1))
 	events := 0
 	fires := 0
-	for trial := range 3000 {
+	for range 3000 {
 		cfg := adversarialConfig(r)
 		origin := pick(r, -50, 50, 0, 100, 1e9)
 		d, ref := New(cfg, origin), newRef(cfg, origin)
@@ -79,31 +79,16 @@ func TestDetectorSameAsReference(t *testing.T) {
 			if ramp {
 				y += float64(i) * 0.01
 			}
-			var a, b bool
-			switch k := r.IntN(5); k {
-			case 0:
-				a, b = d.Start(x), ref.start(x)
-			case 1:
-				c := r.IntN(50) - 5
+			k, c := r.IntN(5), 0
+			if k == 1 {
+				c = r.IntN(50) - 5
 				if ramp {
 					c += i / 10
 				}
-				a, b = d.StartWith(x, c), ref.startWith(x, c)
-			case 2:
-				a, b = d.FirstToken(x, y), ref.firstToken(x, y)
-			case 3:
-				a, b = d.End(x), ref.end(x)
-			default:
-				a, b = d.Observe(x), ref.observe(x)
 			}
 			events++
-			if a {
+			if stepBoth(t, d, ref, k, x, y, c) {
 				fires++
-			}
-			fa, ta := d.Fired()
-			if a != b || !sameBits(d.State(), ref.state()) || fa != ref.fired || math.Float64bits(ta) != math.Float64bits(ref.firedAt) || d.InFlight() != ref.inFlight {
-				t.Fatalf("trial %d (config %+v) event %d at %v: alert %v, state %+v, fired %v at %v; reference %v, %+v, %v at %v",
-					trial, cfg, i, x, a, d.State(), fa, ta, b, ref.state(), ref.fired, ref.firedAt)
 			}
 		}
 	}
@@ -111,4 +96,57 @@ func TestDetectorSameAsReference(t *testing.T) {
 		t.Fatal("no stream raised the alert")
 	}
 	t.Logf("%d events, %d in alert", events, fires)
+}
+
+// stepBoth feeds one event to d and to ref: kind 0 Start, 1 StartWith(x,
+// c), 2 FirstToken(x, y), 3 End, else Observe. It fails t unless both give
+// the same alert, state (floats by their bits), Fired and in-flight count,
+// and returns the alert.
+func stepBoth(t *testing.T, d *Detector, ref *refDetector, kind int, x, y float64, c int) bool {
+	t.Helper()
+	var a, b bool
+	switch kind {
+	case 0:
+		a, b = d.Start(x), ref.start(x)
+	case 1:
+		a, b = d.StartWith(x, c), ref.startWith(x, c)
+	case 2:
+		a, b = d.FirstToken(x, y), ref.firstToken(x, y)
+	case 3:
+		a, b = d.End(x), ref.end(x)
+	default:
+		a, b = d.Observe(x), ref.observe(x)
+	}
+	fa, ta := d.Fired()
+	if a != b || !sameBits(d.State(), ref.state()) || fa != ref.fired || math.Float64bits(ta) != math.Float64bits(ref.firedAt) || d.InFlight() != ref.inFlight {
+		t.Fatalf("config %+v, origin %v: event %d at %v (y %v, c %d): alert %v, state %+v, fired %v at %v; reference %v, %+v, %v at %v",
+			d.cfg, d.origin, kind, x, y, c, a, d.State(), fa, ta, b, ref.state(), ref.fired, ref.firedAt)
+	}
+	return a
+}
+
+// TestDetectorSameAsReferenceNonFinite: the fast paths rely on IEEE
+// comparisons (an empty window's front is +Inf; dur - x > w is false for
+// NaN), so the same comparison with the reference is made on streams whose
+// times, origins and TTFTs are, one time in ten, NaN, ±Inf, ±0 or ±1e308
+// (a library caller can pass them; the fleet never does).
+func TestDetectorSameAsReferenceNonFinite(t *testing.T) {
+	r := rand.New(rand.NewPCG(20, 3))
+	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1e308, -1e308}
+	special := func(v float64) float64 {
+		if r.IntN(10) == 0 {
+			return specials[r.IntN(len(specials))]
+		}
+		return v
+	}
+	for range 3000 {
+		cfg := adversarialConfig(r)
+		origin := special(pick(r, -50, 50, 0, 100))
+		d, ref := New(cfg, origin), newRef(cfg, origin)
+		x := origin
+		for i := range 200 {
+			x += r.ExpFloat64() * 0.3
+			stepBoth(t, d, ref, r.IntN(5), special(x), special(pick(r, 0, 6, cfg.MinimumTTFT, 0, 1, 3)), i)
+		}
+	}
 }
