@@ -430,10 +430,14 @@ func (e *Engine) NextEvent() Time {
 }
 
 // NextFinishing returns the Tag of the job whose last token the event
-// found by the last call to NextEvent produces, and true; false when that
-// event is not (or not only known to be) a completion. It costs nothing and
-// touches no sequence: a caller may use it to bring its own state for that
-// job into the caches ahead of the event. AdvanceTo and Submit clear it.
+// found by the last call to NextEvent produces, and true (when several
+// decoders finish in that iteration: the first admitted). It returns false
+// when that event was not found as a decoder's completion in closed form: an
+// admission, a prefill's end, a preemption at an iteration's start, or an
+// iteration the engine steps alone (one may still finish jobs). AdvanceTo
+// and Submit clear it. It costs nothing and touches no sequence: a caller
+// may use it to bring its own state for that job into the caches ahead of
+// the event; results never depend on it.
 func (e *Engine) NextFinishing() (tag int, ok bool) { return e.finTag, e.finOK }
 
 // step runs the iteration starting at e.next with the general rules.

@@ -83,6 +83,10 @@ type oracle struct {
 	// The most prompt tokens and KV tokens (the timing's kv_tokens) of any
 	// iteration so far, for the bounds Config.Validate assumes.
 	maxPrefill, maxKV int
+
+	// Completions NextFinishing named ahead (runScenario, checkNamed): all,
+	// and those preempted before, with a prefix-cache hit, prefilled.
+	named struct{ all, preempted, cached, prefilled int }
 }
 
 // oBlock is a cached block in the oracle.

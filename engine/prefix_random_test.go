@@ -79,6 +79,7 @@ func TestPrefixScenariosAgainstOracle(t *testing.T) {
 	}
 	var withHits, withEvictions, withPreemptions, withAll int
 	var hits, evictions, preemptions, hitTokens, prefilled int64
+	var named struct{ all, preempted, cached, prefilled int }
 	for i := 0; i < n; i++ {
 		sc := randomScenario(workload.NewRand(uint64(i), workload.StreamLengths))
 		sc = withPrefixes(sc, workload.NewRand(uint64(i), workload.StreamCategories))
@@ -91,6 +92,10 @@ func TestPrefixScenariosAgainstOracle(t *testing.T) {
 		preemptions += o.preemptions
 		hitTokens += o.hitTokens
 		prefilled += o.prefilled
+		named.all += o.named.all
+		named.preempted += o.named.preempted
+		named.cached += o.named.cached
+		named.prefilled += o.named.prefilled
 		if o.hits > 0 {
 			withHits++
 		}
@@ -106,6 +111,10 @@ func TestPrefixScenariosAgainstOracle(t *testing.T) {
 	}
 	t.Logf("%d scenarios: %d with cache hits (%d admissions hit, %d tokens), %d with evictions (%d blocks), %d with preemptions (%d), %d with all three; %d prefilled admissions",
 		n, withHits, hits, hitTokens, withEvictions, evictions, withPreemptions, preemptions, withAll, prefilled)
+	t.Logf("NextFinishing named %+v completions ahead", named)
+	if named.all < n/2 || named.preempted < n/20 || named.cached < n/10 || named.prefilled < n/20 {
+		t.Errorf("NextFinishing named too few completions of each kind ahead: %+v in %d scenarios", named, n)
+	}
 	if withHits < n/2 || withEvictions < n/5 || withPreemptions < n/5 || withAll < n/10 || prefilled < int64(n) {
 		t.Errorf("too few scenarios exercise the cache: hits %d, evictions %d, preemptions %d, all three %d of %d",
 			withHits, withEvictions, withPreemptions, withAll, n)

@@ -194,8 +194,12 @@ func runScenario(sc scenario) (*oracle, int, error) {
 				if !(ne > e.Now()) {
 					return nil, 0, fmt.Errorf("NextEvent %v not after Now %v", ne, e.Now())
 				}
+				tag, named := e.NextFinishing()
 				n := len(got)
 				if err := advance(ne); err != nil {
+					return nil, 0, err
+				}
+				if err := checkNamed(e, o, tag, named, ne, got[n:]); err != nil {
 					return nil, 0, err
 				}
 				for _, res := range got[n:] {
@@ -257,12 +261,46 @@ func runScenario(sc scenario) (*oracle, int, error) {
 	return o, ties, nil
 }
 
+// checkNamed checks NextFinishing's contract (docs/model.md) for one
+// advance to ne, the NextEvent it was read with: when it named a job, that
+// job is among the advance's results, served (not rejected) and finished at
+// exactly ne; and AdvanceTo cleared it. It counts the named completions by
+// kind in o.
+func checkNamed(e *Engine, o *oracle, tag int, named bool, ne Time, res []Result) error {
+	if _, still := e.NextFinishing(); still {
+		return fmt.Errorf("AdvanceTo(%v) left NextFinishing set", ne)
+	}
+	if !named {
+		return nil
+	}
+	for _, r := range res {
+		if r.Job.Tag != tag {
+			continue
+		}
+		if r.Rejected || r.Finished != ne {
+			return fmt.Errorf("NextFinishing named job %d at NextEvent %v: got %+v", tag, ne, r)
+		}
+		o.named.all++
+		if r.Preemptions > 0 {
+			o.named.preempted++
+		}
+		if r.Cached > 0 {
+			o.named.cached++
+		}
+		if r.FirstToken == 0 {
+			o.named.prefilled++
+		}
+		return nil
+	}
+	return fmt.Errorf("NextFinishing named job %d at NextEvent %v; the advance finished %d others", tag, ne, len(res))
+}
+
 func TestRandomScenariosAgainstOracle(t *testing.T) {
 	n := 3000
 	if testing.Short() {
 		n = 300
 	}
-	preempted, ties := 0, 0
+	preempted, ties, named, namedPreempted := 0, 0, 0, 0
 	for i := 0; i < n; i++ {
 		sc := randomScenario(workload.NewRand(uint64(i), workload.StreamLengths))
 		o, k, err := runScenario(sc)
@@ -270,6 +308,8 @@ func TestRandomScenariosAgainstOracle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("scenario %d (cfg %+v): %v", i, sc.cfg, err)
 		}
+		named += o.named.all
+		namedPreempted += o.named.preempted
 		if o.preemptions > 0 {
 			preempted++
 		}
@@ -285,6 +325,12 @@ func TestRandomScenariosAgainstOracle(t *testing.T) {
 		t.Errorf("only %d arrivals admitted exactly at an iteration start in %d scenarios", ties, n)
 	}
 	t.Logf("%d of %d scenarios had preemptions; %d arrivals admitted at exactly an iteration start", preempted, n, ties)
+	t.Logf("NextFinishing named %d completions ahead, %d of them preempted before", named, namedPreempted)
+	// Half the scenarios advance by NextEvent: the named completions, some
+	// of them re-admitted after a preemption, must be there in numbers.
+	if named < n/2 || namedPreempted < n/20 {
+		t.Errorf("NextFinishing named only %d completions ahead (%d preempted before) in %d scenarios", named, namedPreempted, n)
+	}
 }
 
 // TestPartialAdvanceIdentical checks that extra AdvanceTo calls (at random
