@@ -197,7 +197,7 @@ func (w *pageWriter) add(recs []sim.Record) {
 // maxDictBytes is the size of a dictionary past which parquet-go's
 // ColumnWriter, ending a page, switches the column's next pages to PLAIN,
 // which the page writer does not do.
-const maxDictBytes = 1 << 30
+var maxDictBytes int64 = 1 << 30 // a variable for the tests
 
 var (
 	plainEncoding plain.Encoding
@@ -229,7 +229,7 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 			w.vals, err = splitEncoding.EncodeDouble(w.vals, c.f64)
 		}
 	case colDict:
-		if len(c.dictVals) > maxDictBytes {
+		if int64(len(c.dictVals)) > maxDictBytes {
 			// parquet-go would write the next pages PLAIN.
 			return fmt.Errorf("export: a string column holds over %d bytes of distinct strings in one row group", maxDictBytes)
 		}
