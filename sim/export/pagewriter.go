@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
@@ -195,8 +196,9 @@ func (w *pageWriter) add(recs []sim.Record) {
 }
 
 // maxDictBytes is the size of a dictionary past which parquet-go's
-// ColumnWriter, ending a page, switches the column's next pages to PLAIN,
-// which the page writer does not do.
+// ColumnWriter, ending a page, switches the row group's later pages of the
+// column to PLAIN, which the page writer does not do: it refuses such a
+// page (pageColumn.dictFull).
 var maxDictBytes int64 = 1 << 30 // a variable for the tests
 
 var (
@@ -229,10 +231,14 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 			w.vals, err = splitEncoding.EncodeDouble(w.vals, c.f64)
 		}
 	case colDict:
-		if int64(len(c.dictVals)) > maxDictBytes {
-			// parquet-go would write the next pages PLAIN.
+		if c.dictFull || int64(len(c.dictVals)) > math.MaxUint32 {
+			// parquet-go writes this page PLAIN (past 4 GiB, where the
+			// entries' uint32 ends wrap, its dictionary panics).
 			return fmt.Errorf("export: a string column holds over %d bytes of distinct strings in one row group", maxDictBytes)
 		}
+		// parquet-go checks the dictionary as it ends a page, and writes the
+		// row group's later pages, if any, PLAIN.
+		c.dictFull = int64(len(c.dictVals)) > maxDictBytes
 		w.vals, err = dictEncoding.EncodeInt32(w.vals, c.i32)
 	}
 	if err != nil {
@@ -440,6 +446,7 @@ func (w *pageWriter) endRowGroup() error {
 			PathInSchema: c.meta.PathInSchema, Codec: c.meta.Codec, EncodingStats: c.meta.EncodingStats[:0]}
 		if c.kind == colDict {
 			clear(c.dict)
+			c.dictFull = false
 			c.dictStrs, c.dictVals, c.dictEnds, c.used = c.dictStrs[:0], c.dictVals[:0], c.dictEnds[:0], c.used[:0]
 		}
 	}
