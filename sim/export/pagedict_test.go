@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/fleetsim/fleetsim/sim"
 )
@@ -87,31 +86,6 @@ func TestPageWriterDictionaryLimit(t *testing.T) {
 // syncParquetLimit is syncParquetOf (schema Row) with parquet-go's
 // dictionary limit set to limit bytes.
 func syncParquetLimit(t *testing.T, recs []sim.Record, limit int64) []byte {
-	var out bytes.Buffer
-	w := parquet.NewGenericWriter[Row](&out,
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
-		parquet.MaxRowsPerRowGroup(RowGroupRows), createdBy(Application), parquet.DictionaryMaxBytes(limit))
-	var b rowBuf
-	rows := make([]Row, 0, batchRows)
-	for i := range recs {
-		b.set(&recs[i])
-		r := b.Row
-		// b's pointers are reused: copy the nullable times.
-		for _, p := range []**float64{&r.AdmitS, &r.FirstTokenS, &r.FinishS, &r.QueueWaitS, &r.TTFTS, &r.TPOTS, &r.E2ES} {
-			if *p != nil {
-				v := **p
-				*p = &v
-			}
-		}
-		if rows = append(rows, r); len(rows) == batchRows || i == len(recs)-1 {
-			if _, err := w.Write(rows); err != nil {
-				t.Fatal(err)
-			}
-			rows = rows[:0]
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
+	opts := append(parquetOptions(FileInfo{}), parquet.DictionaryMaxBytes(limit))
+	return syncGeneric(t, recs, opts, func(b *extRowBuf) Row { return b.Row })
 }

@@ -55,14 +55,16 @@ func TestPageWriterFileInfo(t *testing.T) {
 // and the options of info, as the sink did before the page writer.
 func syncParquetInfo(t *testing.T, recs []sim.Record, info FileInfo) []byte {
 	if info.Extended {
-		return syncGeneric(t, recs, info, func(b *extRowBuf) RowExt { return RowExt{b.Row, b.ExtCols} })
+		return syncGeneric(t, recs, parquetOptions(info), func(b *extRowBuf) RowExt { return RowExt{b.Row, b.ExtCols} })
 	}
-	return syncGeneric(t, recs, info, func(b *extRowBuf) Row { return b.Row })
+	return syncGeneric(t, recs, parquetOptions(info), func(b *extRowBuf) Row { return b.Row })
 }
 
-func syncGeneric[R any](t *testing.T, recs []sim.Record, info FileInfo, row func(*extRowBuf) R) []byte {
+// syncGeneric writes recs with parquet-go's GenericWriter[R] and opts, in
+// one call.
+func syncGeneric[R any](t *testing.T, recs []sim.Record, opts []parquet.WriterOption, row func(*extRowBuf) R) []byte {
 	var out bytes.Buffer
-	w := parquet.NewGenericWriter[R](&out, parquetOptions(info)...)
+	w := parquet.NewGenericWriter[R](&out, opts...)
 	bufs := make([]extRowBuf, len(recs))
 	rows := make([]R, len(recs))
 	for i := range recs {
