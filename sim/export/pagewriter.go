@@ -408,7 +408,8 @@ func (w *pageWriter) endRowGroup() error {
 		if c.kind == colDict {
 			c.meta.DictionaryPageOffset = w.offset
 			if err := w.dictionaryPage(c); err != nil {
-				return err
+				// parquet-go's wording, "colum" included.
+				return fmt.Errorf("writing dictionary page of row group colum %d: %w", i, err)
 			}
 		}
 		c.meta.DataPageOffset = w.offset
@@ -417,7 +418,7 @@ func (w *pageWriter) endRowGroup() error {
 		}
 		for _, b := range c.pages.blocks[:c.pages.n] {
 			if err := w.writeBytes(b); err != nil {
-				return err
+				return fmt.Errorf("writing buffered pages of row group column %d: %w", i, err)
 			}
 		}
 		slices.SortFunc(c.meta.EncodingStats, func(a, b format.PageEncodingStats) int {
