@@ -152,7 +152,7 @@ var randRows = []int{0, 1, 2, 63, 64, 65, 127, 128, 129, 1023, 1024, 1025, 64255
 // bytes of parquet-go's GenericWriter of Row (RowExt) structs
 // (syncParquetOf), and read back to the records.
 func TestPageWriterRandomStreams(t *testing.T) {
-	seeds := 8 // FLEETSIM_PQ_SEEDS=N for more (the review ran 400)
+	seeds := 6 // FLEETSIM_PQ_SEEDS=N for more (the review ran 400)
 	if testing.Short() {
 		seeds = 3
 	}
