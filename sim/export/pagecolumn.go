@@ -41,6 +41,7 @@ type pageColumn struct {
 	dictStrs []string // the entries
 	dictVals []byte   // the entries' bytes, concatenated
 	dictEnds []uint32 // the entries' ends in dictVals
+	dictFull bool     // past maxDictBytes when a page of the row group ended
 
 	// The current column chunk.
 	pages   pageBuf // encoded pages (headers and bodies)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"slices"
 
 	"github.com/parquet-go/parquet-go"
@@ -195,9 +196,10 @@ func (w *pageWriter) add(recs []sim.Record) {
 }
 
 // maxDictBytes is the size of a dictionary past which parquet-go's
-// ColumnWriter, ending a page, switches the column's next pages to PLAIN,
-// which the page writer does not do.
-const maxDictBytes = 1 << 30
+// ColumnWriter, ending a page, switches the row group's later pages of the
+// column to PLAIN, which the page writer does not do: it refuses such a
+// page (pageColumn.dictFull).
+var maxDictBytes int64 = 1 << 30 // a variable for the tests
 
 var (
 	plainEncoding plain.Encoding
@@ -229,10 +231,14 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 			w.vals, err = splitEncoding.EncodeDouble(w.vals, c.f64)
 		}
 	case colDict:
-		if len(c.dictVals) > maxDictBytes {
-			// parquet-go would write the next pages PLAIN.
+		if c.dictFull || int64(len(c.dictVals)) > math.MaxUint32 {
+			// parquet-go writes this page PLAIN (past 4 GiB, where the
+			// entries' uint32 ends wrap, its dictionary panics).
 			return fmt.Errorf("export: a string column holds over %d bytes of distinct strings in one row group", maxDictBytes)
 		}
+		// parquet-go checks the dictionary as it ends a page, and writes the
+		// row group's later pages, if any, PLAIN.
+		c.dictFull = int64(len(c.dictVals)) > maxDictBytes
 		w.vals, err = dictEncoding.EncodeInt32(w.vals, c.i32)
 	}
 	if err != nil {
@@ -402,7 +408,8 @@ func (w *pageWriter) endRowGroup() error {
 		if c.kind == colDict {
 			c.meta.DictionaryPageOffset = w.offset
 			if err := w.dictionaryPage(c); err != nil {
-				return err
+				// parquet-go's wording, "colum" included.
+				return fmt.Errorf("writing dictionary page of row group colum %d: %w", i, err)
 			}
 		}
 		c.meta.DataPageOffset = w.offset
@@ -411,7 +418,7 @@ func (w *pageWriter) endRowGroup() error {
 		}
 		for _, b := range c.pages.blocks[:c.pages.n] {
 			if err := w.writeBytes(b); err != nil {
-				return err
+				return fmt.Errorf("writing buffered pages of row group column %d: %w", i, err)
 			}
 		}
 		slices.SortFunc(c.meta.EncodingStats, func(a, b format.PageEncodingStats) int {
@@ -440,6 +447,7 @@ func (w *pageWriter) endRowGroup() error {
 			PathInSchema: c.meta.PathInSchema, Codec: c.meta.Codec, EncodingStats: c.meta.EncodingStats[:0]}
 		if c.kind == colDict {
 			clear(c.dict)
+			c.dictFull = false
 			c.dictStrs, c.dictVals, c.dictEnds, c.used = c.dictStrs[:0], c.dictVals[:0], c.dictEnds[:0], c.used[:0]
 		}
 	}
