@@ -235,3 +235,37 @@ func TestRecEntrySize(t *testing.T) {
 		t.Errorf("recEntry is %d bytes, want 128", n)
 	}
 }
+
+// TestRejectionBytes bounds the heap a rejected request allocates when the
+// record side runs apart (a nil sink, enough requests): its record travels
+// in storage reused with its batch, so what is left per request is the
+// rejection's detail string (misrouted: "N tokens > max_ctx M of pool p",
+// fmt.Sprintf: 48 bytes and its boxed arguments, ~80 bytes) and the run's
+// fixed costs spread over 50,000 requests (~30 bytes each).
+// An overloaded pool can reject most of millions of requests (issue 20:
+// `--pool a:a10g:1:2048 --rate 1000 --requests 10000000`, where a record
+// allocated per rejection, 200 bytes, was garbage that raised the peak
+// RSS past 512 MiB).
+func TestRejectionBytes(t *testing.T) {
+	const n = 50_000
+	cfg := fleetCfg(n, 0.1, PoolConfig{Name: "p", GPU: "a10g", Count: 1, MaxContext: 2048})
+	cfg.Workload.Rate = 1000
+	cfg.OSD.Mode = OSDOff                     // its windows' growth is a cost per run, not per request
+	src := newPoisson(n, 1000, 4000, 6000, 7) // prompts of 3,200-4,800 tokens: all misrouted
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s, err := Run(cfg, src, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if s.Fleet.Rejected < n*8/10 {
+		t.Fatalf("%d of %d requests rejected: the test needs most rejected", s.Fleet.Rejected, n)
+	}
+	per := float64(after.TotalAlloc-before.TotalAlloc) / n
+	t.Logf("%.1f bytes allocated per request (%d rejected)", per, s.Fleet.Rejected)
+	if per > 160 {
+		t.Errorf("%.1f bytes allocated per rejected request; want at most 160 (the detail string; a Record is 200 more)", per)
+	}
+}

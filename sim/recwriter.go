@@ -27,10 +27,14 @@ type recWriter struct {
 	closed bool
 }
 
-// recBatch is a batch of entries, the first n used.
+// recBatch is a batch of entries, the first n used, and the records of
+// its rejections (recs[:nrec]; allocated at the batch's first rejection and
+// reused with the batch: an overloaded pool may reject most requests).
 type recBatch struct {
 	ents []recEntry
 	n    int
+	recs []Record
+	nrec int
 }
 
 // recBatchLen is the number of entries in a batch (about 300 bytes each).
@@ -64,7 +68,8 @@ func (w *recWriter) loop() {
 			w.apply(b)
 		}
 		clear(b.ents[:b.n]) // no references kept (records, prefixes)
-		b.n = 0
+		clear(b.recs[:b.nrec])
+		b.n, b.nrec = 0, 0
 		w.free <- b
 	}
 }
@@ -87,6 +92,19 @@ func (w *recWriter) apply(b *recBatch) {
 			return
 		}
 	}
+}
+
+// rejRecord returns storage for the record of a rejection whose entry is
+// the next one put (it belongs to the batch being filled, which holds at
+// most one rejection per entry).
+func (w *recWriter) rejRecord() *Record {
+	b := w.cur
+	if b.recs == nil {
+		b.recs = make([]Record, len(b.ents))
+	}
+	r := &b.recs[b.nrec]
+	b.nrec++
+	return r
 }
 
 // next returns the entry to fill; put hands it over.

@@ -785,7 +785,7 @@ func (f *fleet) reject(fl *flight, t float64, reason, detail string, count bool)
 	nan := math.NaN()
 	rec := &f.rs.rec
 	if f.rw != nil {
-		rec = new(Record) // handed over (rejections are few)
+		rec = f.rw.rejRecord() // handed over with the batch
 	}
 	*rec = Record{
 		ID:                  fl.req.ID,
