@@ -16,6 +16,14 @@ func writeRandomCalls(t *testing.T, path string, info FileInfo, recs []sim.Recor
 		writeParquetInfo(t, path, info, recs)
 		return
 	}
+	writeInCalls(t, path, info, recs, func() int { return rng.IntN(3001) })
+}
+
+// writeInCalls writes recs to path straight to the page writer, in calls
+// of next() rows each (clipped to what is left), then closes and commits
+// the file.
+func writeInCalls(t *testing.T, path string, info FileInfo, recs []sim.Record, next func() int) {
+	t.Helper()
 	f, err := createAtomic(path)
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +33,7 @@ func writeRandomCalls(t *testing.T, path string, info FileInfo, recs []sim.Recor
 		t.Fatal(err)
 	}
 	for i := 0; i < len(recs); {
-		n := min(rng.IntN(3001), len(recs)-i)
+		n := min(next(), len(recs)-i)
 		if err := w.write(recs[i : i+n]); err != nil {
 			t.Fatal(err)
 		}

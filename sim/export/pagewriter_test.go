@@ -211,27 +211,8 @@ func TestEncoderIrregularWrites(t *testing.T) {
 	sizes := []int{1, 63, 64, 65, 100, 1024, 7, 2000}
 	for _, ext := range []bool{false, true} {
 		path := filepath.Join(t.TempDir(), "r.parquet")
-		f, err := createAtomic(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := newRowWriter(f, FileInfo{Extended: ext})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, k := 0, 0; i < len(recs); k++ {
-			n := min(sizes[k%len(sizes)], len(recs)-i)
-			if err := w.write(recs[i : i+n]); err != nil {
-				t.Fatal(err)
-			}
-			i += n
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Commit(); err != nil {
-			t.Fatal(err)
-		}
+		k := 0
+		writeInCalls(t, path, FileInfo{Extended: ext}, recs, func() int { k++; return sizes[(k-1)%len(sizes)] })
 		got, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
