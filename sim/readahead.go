@@ -111,9 +111,10 @@ func (ra *readAhead) produce(src workload.Source) {
 	}
 }
 
-// next copies the next request into r and reports whether there was one
-// (false at the source's end; err then holds its error).
-func (ra *readAhead) next(r *workload.Request) bool {
+// Next copies the next request into r and reports whether there was one
+// (false at the source's end; Err then gives its error): a readAhead is the
+// workload.Source the run reads in place of the one it reads ahead.
+func (ra *readAhead) Next(r *workload.Request) bool {
 	if ra.i == len(ra.cur.reqs) && !ra.refill() {
 		return false
 	}
@@ -121,6 +122,9 @@ func (ra *readAhead) next(r *workload.Request) bool {
 	ra.i++
 	return true
 }
+
+// Err is the source's error, once Next has reported the end.
+func (ra *readAhead) Err() error { return ra.err }
 
 // refill hands the read batch back and takes the next; false at the end.
 func (ra *readAhead) refill() bool {

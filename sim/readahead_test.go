@@ -67,10 +67,10 @@ func TestReadAheadSameStream(t *testing.T) {
 		}
 		var got []workload.Request
 		var r workload.Request
-		for ra.next(&r) {
+		for ra.Next(&r) {
 			got = append(got, r)
 		}
-		if ra.next(&r) { // the end stays the end
+		if ra.Next(&r) { // the end stays the end
 			t.Errorf("n %d fail at %d: a request after the end", c.n, c.failAt)
 		}
 		ra.stop()
@@ -250,7 +250,7 @@ func TestReadAheadPanicsAtSameRequest(t *testing.T) {
 		p := func() (p any) {
 			defer func() { p = recover() }()
 			var r workload.Request
-			for ra.next(&r) {
+			for ra.Next(&r) {
 				n++
 			}
 			return nil

@@ -282,8 +282,10 @@ func (f *fleet) at(t float64, h func()) {
 
 func (f *fleet) run() error {
 	defer f.osdJoin() // osdasync.go
-	f.ra = newReadAhead(f.src)
-	defer f.ra.stop()
+	if f.ra = newReadAhead(f.src); f.ra != nil {
+		defer f.ra.stop()
+		f.src = f.ra // the same requests and error, read ahead
+	}
 	if f.recordsApart() {
 		f.rw = newRecWriter(&f.rs)
 		defer f.rw.stop()
@@ -337,15 +339,9 @@ func (f *fleet) run() error {
 // pull reads the next request into fl, checking it. It returns false at the
 // end of the stream or on error (f.err set).
 func (f *fleet) pull(fl *flight, prev float64) bool {
-	var ok bool
-	if f.ra != nil {
-		ok = f.ra.next(&fl.req)
-	} else {
-		ok = f.src.Next(&fl.req)
-	}
-	if !ok {
+	if !f.src.Next(&fl.req) {
 		f.release(fl)
-		if err := f.srcErr(); err != nil {
+		if err := f.src.Err(); err != nil {
 			f.fail(fmt.Errorf("workload: %w", err))
 		}
 		return false
@@ -372,14 +368,6 @@ func (f *fleet) pull(fl *flight, prev float64) bool {
 	fl.arrivalPS = engine.Seconds(r.Arrival)
 	fl.instance = -1
 	return true
-}
-
-// srcErr is the source's error, once its end is reached.
-func (f *fleet) srcErr() error {
-	if f.ra != nil {
-		return f.ra.err
-	}
-	return f.src.Err()
 }
 
 func (f *fleet) scheduleArrival(fl *flight) {
