@@ -24,11 +24,25 @@ type run struct {
 	hzEx    bool
 	hzIt    int
 	hzK     int
+	// The last startOf asked (NextEvent's event start is asked again
+	// by the jump that reaches it): iteration memoJ starts at memoT.
+	memoJ int
+	memoT Time
 }
 
 // startOf returns the start of the run's j-th iteration (Never when that
 // lies beyond the range of Time: only for runs far past MaxArrival).
 func (r *run) startOf(j int) Time {
+	if j == r.memoJ {
+		return r.memoT
+	}
+	t := r.startOfCalc(j)
+	r.memoJ, r.memoT = j, t
+	return t
+}
+
+// startOfCalc is startOf without the memo.
+func (r *run) startOfCalc(j int) Time {
 	x := float64(j)
 	off := math.Round(x*r.a + r.d*(x*(x-1)/2))
 	if off >= float64(Never-r.anchorT) {
@@ -69,6 +83,13 @@ func (e *Engine) popSeq() {
 
 // --- decoder heap on (fin, ord) ---
 
+// The decoders are a 4-ary min-heap: node i's children are 4i+1 … 4i+4.
+// Half as deep as a binary heap, so a removal from the top touches half as
+// many levels of the array (an engine's heap is usually out of the caches
+// when an event runs: each level is a miss). The keys (fin, ord) are unique
+// (ord is), so the order in which decoders leave does not depend on the
+// heap's shape.
+
 // decEnt is a decoder in the heap with its key inline, so that sifting
 // compares without loading the sequences.
 type decEnt struct {
@@ -84,7 +105,7 @@ func (e *Engine) heapUp(i int) {
 	h := e.dec
 	x := h[i]
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / 4
 		if !decLess(&x, &h[p]) {
 			break
 		}
@@ -99,18 +120,36 @@ func (e *Engine) heapDown(i int) {
 	n := len(h)
 	x := h[i]
 	for {
-		c := 2*i + 1
+		c := 4*i + 1
 		if c >= n {
 			break
 		}
-		if c+1 < n && decLess(&h[c+1], &h[c]) {
-			c++
+		// The smallest of the (up to four) children.
+		m := c
+		if end := min(c+4, n); end-c == 4 {
+			c1, c2 := c, c+2
+			if decLess(&h[c+1], &h[c]) {
+				c1 = c + 1
+			}
+			if decLess(&h[c+3], &h[c+2]) {
+				c2 = c + 3
+			}
+			m = c1
+			if decLess(&h[c2], &h[c1]) {
+				m = c2
+			}
+		} else {
+			for k := c + 1; k < end; k++ {
+				if decLess(&h[k], &h[m]) {
+					m = k
+				}
+			}
 		}
-		if !decLess(&h[c], &x) {
+		if !decLess(&h[m], &x) {
 			break
 		}
-		h[i] = h[c]
-		i = c
+		h[i] = h[m]
+		i = m
 	}
 	h[i] = x
 }
@@ -155,7 +194,7 @@ func (e *Engine) removeDecoder(s *seq) {
 // block at the start of iteration i exactly when i mod BlockTokens equals
 // the class (its KV then holds a multiple of BlockTokens tokens).
 func (e *Engine) residue(base int) int {
-	bt := e.cfg.BlockTokens
+	bt := e.bt
 	return ((-base)%bt + bt) % bt
 }
 
@@ -164,14 +203,14 @@ func (e *Engine) blocksNeeded(i int) int {
 	if len(e.dec) == 0 {
 		return 0
 	}
-	return e.cnt[i%e.cfg.BlockTokens]
+	return e.cnt[i%e.bt]
 }
 
 // admissible reports whether the queue head would be admitted at the next
 // iteration's start, after the decoders' growth has taken grow of the free
 // blocks.
 func (e *Engine) admissible(grow int) bool {
-	if e.nRunning() >= e.cfg.MaxSeqs {
+	if e.nRunning() >= e.maxSeqs {
 		return false
 	}
 	free := e.free - grow
@@ -203,10 +242,10 @@ func (e *Engine) planAt(k int, store bool) (nAct, kv, pt int) {
 	nAct = nDec
 	kv = e.sumBase + nDec*(e.it+k+1)
 	left := -1
-	if b := e.cfg.BatchTokenBudget; b > 0 {
+	if b := e.budget; b > 0 {
 		left = max(0, b-nDec)
 	}
-	C := e.cfg.ChunkTokens
+	C := e.chunk
 	for _, s := range e.pre {
 		ctx := s.ctx
 		if k > 0 {
@@ -245,6 +284,7 @@ func (e *Engine) establish() {
 	r.valid, r.anchorIt, r.anchorT = true, e.it, e.next
 	r.a, r.d = e.iterTime(nAct, kv, pt), e.tps.HKV*float64(len(e.dec)+pt)
 	r.hzKnown, r.hzEx, r.hzIt, r.hzK = false, false, 0, 0
+	r.memoJ = -1
 }
 
 // quiet reports whether the next iteration starts without a change to the
@@ -280,7 +320,7 @@ func (e *Engine) searchHorizon() (k int, exhaust bool) {
 		// BlockTokens iterations each decoder needs exactly one block.
 		// (The search stops as soon as j = q·bt + l is past k: it could no
 		// longer lower k.)
-		bt := e.cfg.BlockTokens
+		bt := e.bt
 		q := e.free / n
 		acc := q * n
 		r := e.it % bt
@@ -306,21 +346,23 @@ func (e *Engine) searchHorizon() (k int, exhaust bool) {
 }
 
 // jumpLen returns how many quiet iterations starting before t to jump over
-// (0: run the next iteration with the general step).
-func (e *Engine) jumpLen(t Time) int {
+// (0: run the next iteration with the general step), and whether they are
+// the whole horizon: the iteration after them then changes the batch.
+func (e *Engine) jumpLen(t Time) (int, bool) {
 	if !e.quiet() {
-		return 0
+		return 0, false
 	}
 	kMax, _ := e.horizon()
 	if kMax == 0 {
-		return 0
+		return 0, false
 	}
+	full := kMax <= 1<<40
 	kMax = min(kMax, 1<<40) // a run always ends; this only guards the arithmetic
 	r := &e.run
 	m := e.it - r.anchorIt
 	last := m + kMax - 1
 	if r.startOf(last) < t {
-		return kMax
+		return kMax, full
 	}
 	// Smallest J in (m, last] with startOf(J) >= t: solve
 	// a*J + d*J*(J-1)/2 = t - anchorT, then correct with the exact sum.
@@ -340,14 +382,14 @@ func (e *Engine) jumpLen(t Time) int {
 	for J < last && r.startOf(J) < t {
 		J++
 	}
-	return J - m
+	return J - m, false
 }
 
 // jump runs k quiet iterations in closed form.
 func (e *Engine) jump(k int) {
 	i := e.it
 	if n := len(e.dec); n > 0 {
-		bt := e.cfg.BlockTokens
+		bt := e.bt
 		alloc := (k / bt) * n
 		for l := 0; l < k%bt; l++ {
 			alloc += e.cnt[(i+l)%bt]
@@ -375,9 +417,15 @@ func (e *Engine) AdvanceTo(t Time, out []Result) []Result {
 	// they are not run.
 	tr := min(t, maxStart+1)
 	for !e.idle && e.next < tr {
-		if k := e.jumpLen(tr); k > 0 {
-			e.jump(k)
-		} else {
+		k, full := e.jumpLen(tr)
+		if k == 0 {
+			out = e.step(out)
+			continue
+		}
+		e.jump(k)
+		// After the whole horizon the next iteration changes the batch:
+		// jumpLen would say 0 (not quiet, or a horizon of 0 left).
+		if full && e.next < tr {
 			out = e.step(out)
 		}
 	}
@@ -442,7 +490,6 @@ func (e *Engine) NextFinishing() (tag int, ok bool) { return e.finTag, e.finOK }
 
 // step runs the iteration starting at e.next with the general rules.
 func (e *Engine) step(out []Result) []Result {
-	cfg := &e.cfg
 	i := e.it
 	start := e.next
 	e.run.valid = false
@@ -455,7 +502,7 @@ func (e *Engine) step(out []Result) []Result {
 		preempted = true
 	}
 	// 2. Admission from the queue head(s), unless this iteration preempted.
-	for !preempted && e.nRunning() < cfg.MaxSeqs {
+	for !preempted && e.nRunning() < e.maxSeqs {
 		s := e.headSeq()
 		var need int
 		if s != nil {
@@ -588,7 +635,7 @@ func (e *Engine) step(out []Result) []Result {
 // i, oldest first, preempting the most recently admitted sequence while none
 // is free.
 func (e *Engine) growPreempt(i int) {
-	bt := e.cfg.BlockTokens
+	bt := e.bt
 	var needy []*seq
 	for _, d := range e.dec {
 		if s := d.s; (s.base+i)%bt == 0 {

@@ -12,7 +12,7 @@ func (e *Engine) usesCache(j *Job) bool { return e.cache != nil && j.Prefix != n
 // a lookup may match: whole blocks inside the hashes and the original
 // prompt, leaving at least the prompt's last token to compute.
 func (e *Engine) hitLimit(j *Job, p int) int {
-	return min(hashableBlocks(j.Prefix, j.In, e.cfg.BlockTokens), (p-1)/e.cfg.BlockTokens)
+	return min(hashableBlocks(j.Prefix, j.In, e.bt), (p-1)/e.bt)
 }
 
 // match returns the number of leading blocks of j's prompt (p tokens) held
@@ -21,7 +21,7 @@ func (e *Engine) hitLimit(j *Job, p int) int {
 // admission check with the cache unchanged.
 func (e *Engine) match(j *Job, p int) (hit, unref int) {
 	n := e.hitLimit(j, p)
-	it := newBlockKeys(j.Prefix, e.cfg.BlockTokens)
+	it := newBlockKeys(j.Prefix, e.bt)
 	c := e.cache
 	f := &e.found
 	f.ents, f.doomed = f.ents[:0], false
@@ -61,7 +61,7 @@ type found struct {
 // free when touched).
 func (e *Engine) admitNeed(j *Job, p int) int {
 	if e.cache == nil || j.Prefix == nil {
-		return (p + e.cfg.BlockTokens - 1) / e.cfg.BlockTokens
+		return (p + e.bt - 1) / e.bt
 	}
 	return e.admitNeedCached(j, p)
 }
@@ -76,7 +76,7 @@ func (e *Engine) admitNeedCached(j *Job, p int) int {
 // anything.
 func (e *Engine) admitNeedAfter(j *Job, p, n int) int {
 	if e.cache == nil || j.Prefix == nil {
-		return (p + e.cfg.BlockTokens - 1) / e.cfg.BlockTokens
+		return (p + e.bt - 1) / e.bt
 	}
 	return e.admitNeedAfterCached(j, p, n)
 }
@@ -144,7 +144,7 @@ func (e *Engine) admitCached(s *seq) {
 	j := &s.res.Job
 	c := e.cache
 	n := e.hitLimit(j, s.p)
-	it := newBlockKeys(j.Prefix, e.cfg.BlockTokens)
+	it := newBlockKeys(j.Prefix, e.bt)
 	if s.pc == nil {
 		s.pc = new(seqCache)
 	}
@@ -172,7 +172,7 @@ func (e *Engine) admitCached(s *seq) {
 	}
 	pc.hit = len(pc.ents)
 	e.take(e.blocksFor(s.p) - pc.hit)
-	s.ctx = pc.hit * e.cfg.BlockTokens
+	s.ctx = pc.hit * e.bt
 	if !s.admitt {
 		s.res.Cached = s.ctx
 		e.cachedTokens += int64(s.ctx)
@@ -190,7 +190,7 @@ func (e *Engine) publish(s *seq, ctx int) {
 
 func (e *Engine) publishCached(s *seq, ctx int) {
 	j := &s.res.Job
-	bt := e.cfg.BlockTokens
+	bt := e.bt
 	n := min(hashableBlocks(j.Prefix, j.In, bt), ctx/bt)
 	pc := s.pc
 	if n <= pc.hit {
@@ -243,10 +243,10 @@ func (e *Engine) releaseCached(s *seq, blocks int) {
 // admission at this moment would skip exactly these tokens. It costs one
 // map lookup per matched block; it does not change the cache.
 func (e *Engine) CachedPrefix(p *Prefix, in int) int {
-	if e.cache == nil || p == nil || in < 1 || prefixReason(p, e.cfg.BlockTokens) != "" {
+	if e.cache == nil || p == nil || in < 1 || prefixReason(p, e.bt) != "" {
 		return 0
 	}
 	j := Job{In: in, Prefix: p}
 	hit, _ := e.match(&j, in)
-	return hit * e.cfg.BlockTokens
+	return hit * e.bt
 }

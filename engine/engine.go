@@ -40,6 +40,7 @@ type Stats struct {
 }
 
 // Engine is one serving instance. The zero value is not usable; call New.
+// An Engine must not be copied (cnt may point into the struct itself).
 //
 // Internally time is counted in iterations: it is the index of the next
 // iteration to run. A decoding sequence processes exactly one token in every
@@ -49,47 +50,59 @@ type Stats struct {
 // sequences (few) are kept in admission order. Between two iterations that
 // change the batch, AdvanceTo jumps in closed form (see advance.go).
 type Engine struct {
-	cfg     Config
-	shared  Queue
-	onFirst FirstTokenFunc // see OnFirstToken
+	// The fields every event reads or writes come first, in about the
+	// order an event touches them: an engine's state is usually out of
+	// the caches when its next event runs (a pool runs many), and each
+	// cache line of it is a miss. The rest (configuration, prefix-cache
+	// memos, rare counters) follows.
+	finOK bool // finTag is set
+	idle  bool // nothing running, nothing queued
+	it    int  // index of the next iteration (= iterations run)
+	next  Time // start of the next iteration (valid when not idle)
+	free  int  // free KV blocks
+
+	pre []*seq   // prefilling sequences, admission order
+	dec []decEnt // decoding sequences, a 4-ary min-heap on (fin, ord)
+	cnt []int    // decoders by residue (-base) mod BlockTokens (in cntBuf when it fits)
+
+	bt      int // cfg.BlockTokens
+	maxSeqs int // cfg.MaxSeqs
 
 	// private FCFS queue: front holds preempted sequences (a stack, last
 	// element is the head), q[qh:] the submitted ones in order.
-	front []*seq
-	q     []*seq
-	qh    int
-
-	pre     []*seq   // prefilling sequences, admission order
-	dec     []decEnt // decoding sequences, a min-heap on (fin, ord)
-	cnt     []int    // decoders by residue (-base) mod BlockTokens
-	sumBase int      // sum of base over decoders
-	free    int      // free KV blocks
-	seqno   int64    // admission counter
-	it      int      // index of the next iteration (= iterations run)
-
-	next    Time // start of the next iteration (valid when not idle)
-	idle    bool // nothing running, nothing queued
-	lastEnd Time // end of the last iteration run
-	lastN   int  // sequences running in the last iteration
-	now     Time // latest time the caller advanced to
-
-	cache        *pcache // prefix cache, nil when Config.CacheBlocks is 0
-	cachedTokens int64   // Σ Result.Cached of admitted jobs
-	memo         needMemo
-	found        found // the last cache lookup (cacheuse.go)
-
-	tps Timing // cfg.Timing in picoseconds (coefficients × 1e12)
-	wps Time   // W rounded to the picosecond (>= 1)
+	front  []*seq
+	q      []*seq
+	qh     int
+	shared Queue
+	cache  *pcache // prefix cache, nil when Config.CacheBlocks is 0
 
 	run run // the current closed-form run, if any
 
-	finTag int  // NextFinishing: the Tag of the job NextEvent's event finishes
-	finOK  bool // finTag is set
+	sumBase int // sum of base over decoders
+	chunk   int // cfg.ChunkTokens
+	budget  int // cfg.BatchTokenBudget
 
-	completed, rejected, preemptions int64
-	busy                             float64 // integral up to lastEnd, sequence·ps
-	done                             []*seq  // scratch: finished in one iteration
-	spare                            []*seq  // finished seqs for reuse
+	tps    Timing // cfg.Timing in picoseconds (coefficients × 1e12)
+	wps    Time   // W rounded to the picosecond (>= 1)
+	finTag int    // NextFinishing: the Tag of the job NextEvent's event finishes
+
+	seqno     int64   // admission counter
+	lastEnd   Time    // end of the last iteration run
+	lastN     int     // sequences running in the last iteration
+	now       Time    // latest time the caller advanced to
+	busy      float64 // integral up to lastEnd, sequence·ps
+	completed int64
+	done      []*seq         // scratch: finished in one iteration
+	spare     []*seq         // finished seqs for reuse
+	onFirst   FirstTokenFunc // see OnFirstToken
+
+	cntBuf [16]int // cnt's storage for BlockTokens <= 16
+
+	cfg                   Config
+	cachedTokens          int64 // Σ Result.Cached of admitted jobs
+	rejected, preemptions int64
+	memo                  needMemo
+	found                 found // the last cache lookup (cacheuse.go)
 }
 
 // newSeq returns a queued sequence for j, enqueued at time now.
@@ -143,8 +156,13 @@ func New(cfg Config) (*Engine, error) {
 	}
 	tm := cfg.Timing
 	tps := Timing{W: tm.W * 1e12, HSeq: tm.HSeq * 1e12, HKV: tm.HKV * 1e12, P: tm.P * 1e12}
-	e := &Engine{cfg: cfg, free: cfg.KVBlocks, idle: true, cnt: make([]int, cfg.BlockTokens),
-		tps: tps, wps: Time(math.Round(tps.W))}
+	e := &Engine{cfg: cfg, free: cfg.KVBlocks, idle: true, bt: cfg.BlockTokens, maxSeqs: cfg.MaxSeqs,
+		chunk: cfg.ChunkTokens, budget: cfg.BatchTokenBudget, tps: tps, wps: Time(math.Round(tps.W))}
+	if cfg.BlockTokens <= len(e.cntBuf) {
+		e.cnt = e.cntBuf[:cfg.BlockTokens]
+	} else {
+		e.cnt = make([]int, cfg.BlockTokens)
+	}
 	if cfg.CacheBlocks > 0 {
 		e.cache = newCache(cfg.CacheBlocks)
 	}
@@ -159,7 +177,7 @@ func (e *Engine) Config() Config { return e.cfg }
 func (e *Engine) SetShared(q Queue) { e.shared = q }
 
 func (e *Engine) blocksFor(tokens int) int {
-	return (tokens + e.cfg.BlockTokens - 1) / e.cfg.BlockTokens
+	return (tokens + e.bt - 1) / e.bt
 }
 
 // reason returns why j can never run here, or "" when it can.
@@ -173,7 +191,7 @@ func (e *Engine) reason(j *Job) string {
 		return fmt.Sprintf("input+output %d tokens exceeds max model length %d",
 			j.In+j.Out, e.cfg.MaxModelLen)
 	case e.usesCache(j):
-		if why := prefixReason(j.Prefix, e.cfg.BlockTokens); why != "" {
+		if why := prefixReason(j.Prefix, e.bt); why != "" {
 			return why
 		}
 	}
@@ -224,7 +242,7 @@ func (e *Engine) queued() int { return len(e.front) + len(e.q) - e.qh }
 // the blocks of its cached prefix that are in use). It ignores the blocks
 // decoding sequences may claim at that iteration's start.
 func (e *Engine) CanAdmit(j Job) bool {
-	return e.Fits(j) && e.queued() == 0 && e.nRunning() < e.cfg.MaxSeqs &&
+	return e.Fits(j) && e.queued() == 0 && e.nRunning() < e.maxSeqs &&
 		e.admitNeed(&j, j.In) <= e.free
 }
 

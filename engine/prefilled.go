@@ -31,7 +31,7 @@ func (e *Engine) SubmitPrefilled(j Job, now Time) (Result, bool) {
 // the private queue is empty, a slot is free and ceil((L_in+1)/BlockTokens)
 // blocks are free.
 func (e *Engine) CanAdmitPrefilled(j Job) bool {
-	return j.Out >= 2 && e.Fits(j) && e.queued() == 0 && e.nRunning() < e.cfg.MaxSeqs &&
+	return j.Out >= 2 && e.Fits(j) && e.queued() == 0 && e.nRunning() < e.maxSeqs &&
 		e.blocksFor(j.In+1) <= e.free
 }
 
