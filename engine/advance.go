@@ -168,8 +168,8 @@ func (e *Engine) addDecoder(s *seq, i int) {
 	e.heapUp(len(e.dec) - 1)
 }
 
-// removeDecoder takes s out of the decoder heap (the top in O(log n), any
-// other, a preemption's victim, after a linear search).
+// removeDecoder takes s out of the decoder heap (a preemption's victim,
+// after a linear search; the top: removeTop).
 func (e *Engine) removeDecoder(s *seq) {
 	i := 0
 	for e.dec[i].s != s {
@@ -185,6 +185,25 @@ func (e *Engine) removeDecoder(s *seq) {
 		e.heapDown(i)
 		e.heapUp(i)
 	}
+	e.dropDecoder(s)
+}
+
+// removeTop takes the top of the decoder heap, s, out of it.
+func (e *Engine) removeTop(s *seq) {
+	n := len(e.dec) - 1
+	if n > 0 {
+		e.dec[0] = e.dec[n]
+	}
+	e.dec[n] = decEnt{}
+	e.dec = e.dec[:n]
+	if n > 0 {
+		e.heapDown(0)
+	}
+	e.dropDecoder(s)
+}
+
+// dropDecoder updates the decoder counts for s, just taken out of the heap.
+func (e *Engine) dropDecoder(s *seq) {
 	e.cnt[e.residue(s.base)]--
 	e.sumBase -= s.base
 	s.isDec = false
@@ -195,6 +214,10 @@ func (e *Engine) removeDecoder(s *seq) {
 // the class (its KV then holds a multiple of BlockTokens tokens).
 func (e *Engine) residue(base int) int {
 	bt := e.bt
+	if e.btShift >= 0 {
+		// Two's complement: x & (bt-1) is x mod bt in [0, bt) for every x.
+		return (-base) & (bt - 1)
+	}
 	return ((-base)%bt + bt) % bt
 }
 
@@ -203,7 +226,7 @@ func (e *Engine) blocksNeeded(i int) int {
 	if len(e.dec) == 0 {
 		return 0
 	}
-	return e.cnt[i%e.bt]
+	return e.cnt[e.modBT(i)]
 }
 
 // admissible reports whether the queue head would be admitted at the next
@@ -323,7 +346,7 @@ func (e *Engine) searchHorizon() (k int, exhaust bool) {
 		bt := e.bt
 		q := e.free / n
 		acc := q * n
-		r := e.it % bt
+		r := e.modBT(e.it)
 		for l := 0; q*bt+l <= k; l++ {
 			acc += e.cnt[r]
 			if acc > e.free {
@@ -390,9 +413,17 @@ func (e *Engine) jump(k int) {
 	i := e.it
 	if n := len(e.dec); n > 0 {
 		bt := e.bt
-		alloc := (k / bt) * n
-		for l := 0; l < k%bt; l++ {
-			alloc += e.cnt[(i+l)%bt]
+		q, rest := k/bt, k%bt
+		if e.btShift >= 0 {
+			q, rest = k>>e.btShift, k&(bt-1)
+		}
+		alloc := q * n
+		r := e.modBT(i)
+		for l := 0; l < rest; l++ {
+			alloc += e.cnt[r]
+			if r++; r == bt {
+				r = 0
+			}
 		}
 		e.take(alloc)
 	}
@@ -578,7 +609,7 @@ func (e *Engine) step(out []Result) []Result {
 	for len(e.dec) > 0 && e.dec[0].fin == i {
 		s := e.dec[0].s
 		s.held = e.blocksFor(s.base + i + 1)
-		e.removeDecoder(s)
+		e.removeTop(s)
 		done = append(done, s)
 	}
 	nd := len(done)
@@ -608,8 +639,10 @@ func (e *Engine) step(out []Result) []Result {
 		e.pre[k] = s
 		k++
 	}
-	clear(e.pre[k:])
-	e.pre = e.pre[:k]
+	if k < len(e.pre) {
+		clear(e.pre[k:])
+		e.pre = e.pre[:k]
+	}
 	if nd > 0 && len(done) > nd {
 		slices.SortFunc(done, func(a, b *seq) int { return int(a.ord - b.ord) })
 	}

@@ -61,7 +61,7 @@ type found struct {
 // free when touched).
 func (e *Engine) admitNeed(j *Job, p int) int {
 	if e.cache == nil || j.Prefix == nil {
-		return (p + e.bt - 1) / e.bt
+		return e.blocksFor(p)
 	}
 	return e.admitNeedCached(j, p)
 }
@@ -76,7 +76,7 @@ func (e *Engine) admitNeedCached(j *Job, p int) int {
 // anything.
 func (e *Engine) admitNeedAfter(j *Job, p, n int) int {
 	if e.cache == nil || j.Prefix == nil {
-		return (p + e.bt - 1) / e.bt
+		return e.blocksFor(p)
 	}
 	return e.admitNeedAfterCached(j, p, n)
 }

@@ -446,3 +446,29 @@ func FuzzAgainstOracle(f *testing.F) {
 		}
 	})
 }
+
+// TestBlockSizesAgainstOracle runs random scenarios with KV blocks of sizes
+// the scenarios above do not draw: the engine keeps its per-residue counts
+// inline up to 16 tokens per block and in an array of their own above, and
+// replaces divisions by BlockTokens with shifts and masks when it is a power
+// of two (2, 8, 32, 64) but not otherwise (3, 24).
+func TestBlockSizesAgainstOracle(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 60
+	}
+	for _, bt := range []int{2, 3, 8, 24, 32, 64} {
+		for i := 0; i < n; i++ {
+			sc := randomScenario(workload.NewRand(uint64(i), workload.StreamLengths))
+			tokens := sc.cfg.KVBlocks * sc.cfg.BlockTokens
+			sc.cfg.BlockTokens = bt
+			sc.cfg.KVBlocks = ceilDiv(tokens, bt)
+			if sc.cfg.CacheBlocks > sc.cfg.KVBlocks {
+				sc.cfg.CacheBlocks = sc.cfg.KVBlocks
+			}
+			if _, _, err := runScenario(sc); err != nil {
+				t.Fatalf("BlockTokens %d, scenario %d (cfg %+v): %v", bt, i, sc.cfg, err)
+			}
+		}
+	}
+}
