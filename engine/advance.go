@@ -160,11 +160,11 @@ func (e *Engine) addDecoder(s *seq, i int) {
 	s.isDec = true
 	s.base = s.p - i
 	s.gb = s.g - i
-	s.fin = s.res.Job.Out - 1 - s.gb
 	s.grown = 0
 	e.cnt[e.residue(s.base)]++
 	e.sumBase += s.base
-	e.dec = append(e.dec, decEnt{fin: s.fin, ord: s.ord, tag: s.res.Job.Tag, s: s})
+	// It produces its last token in iteration fin (gb + fin = Out - 1).
+	e.dec = append(e.dec, decEnt{fin: s.res.Job.Out - 1 - s.gb, ord: s.ord, tag: s.res.Job.Tag, s: s})
 	e.heapUp(len(e.dec) - 1)
 }
 

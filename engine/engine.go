@@ -124,7 +124,10 @@ func (e *Engine) newSeq(j Job, now Time) *seq {
 	return s
 }
 
-// seq is one request while it is queued or running on this engine.
+// seq is one request while it is queued or running on this engine. It is
+// 192 bytes (TestSeqLayout), an allocation size class whose objects start on
+// a 64-byte boundary: three cache lines, all of which a completion reads
+// (a decoder's last iteration, in the heap entry, is not kept here).
 type seq struct {
 	res    Result
 	ord    int64 // admission order of the current admission
@@ -139,7 +142,6 @@ type seq struct {
 	chunk     int       // prompt tokens given in the current iteration or run
 	base      int       // decoders: KV tokens before iteration i = base + i
 	gb        int       // decoders: tokens generated before iteration i = gb + i
-	fin       int       // decoders: iteration that produces the last token
 	grown     int       // decoders: i+1 when given a block at the start of iteration i
 	held      int       // blocks held when it finished (set in step)
 	pc        *seqCache // prefix cache state, nil until admitted with a prefix
