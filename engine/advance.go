@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -24,25 +25,11 @@ type run struct {
 	hzEx    bool
 	hzIt    int
 	hzK     int
-	// The last startOf asked (NextEvent's event start is asked again
-	// by the jump that reaches it): iteration memoJ starts at memoT.
-	memoJ int
-	memoT Time
 }
 
 // startOf returns the start of the run's j-th iteration (Never when that
 // lies beyond the range of Time: only for runs far past MaxArrival).
 func (r *run) startOf(j int) Time {
-	if j == r.memoJ {
-		return r.memoT
-	}
-	t := r.startOfCalc(j)
-	r.memoJ, r.memoT = j, t
-	return t
-}
-
-// startOfCalc is startOf without the memo.
-func (r *run) startOfCalc(j int) Time {
 	x := float64(j)
 	off := math.Round(x*r.a + r.d*(x*(x-1)/2))
 	if off >= float64(Never-r.anchorT) {
@@ -101,6 +88,15 @@ type decEnt struct {
 
 func decLess(a, b *decEnt) bool { return a.fin < b.fin || (a.fin == b.fin && a.ord < b.ord) }
 
+// decBelow is decLess as 1 or 0, computed without a branch: (fin, ord) as
+// a 128-bit unsigned number (both are >= 0: fin is at least the iteration
+// it is set in, ord at least 1), a < b exactly when a - b borrows.
+func decBelow(a, b *decEnt) int {
+	_, borrow := bits.Sub64(uint64(a.ord), uint64(b.ord), 0)
+	_, borrow = bits.Sub64(uint64(a.fin), uint64(b.fin), borrow)
+	return int(borrow)
+}
+
 func (e *Engine) heapUp(i int) {
 	h := e.dec
 	x := h[i]
@@ -127,17 +123,11 @@ func (e *Engine) heapDown(i int) {
 		// The smallest of the (up to four) children.
 		m := c
 		if end := min(c+4, n); end-c == 4 {
-			c1, c2 := c, c+2
-			if decLess(&h[c+1], &h[c]) {
-				c1 = c + 1
-			}
-			if decLess(&h[c+3], &h[c+2]) {
-				c2 = c + 3
-			}
-			m = c1
-			if decLess(&h[c2], &h[c1]) {
-				m = c2
-			}
+			// Without branches: which child is smaller is a coin toss
+			// a branch predictor loses half the time.
+			c1 := c + decBelow(&h[c+1], &h[c])
+			c2 := c + 2 + decBelow(&h[c+3], &h[c+2])
+			m = c1 + (c2-c1)*decBelow(&h[c2], &h[c1])
 		} else {
 			for k := c + 1; k < end; k++ {
 				if decLess(&h[k], &h[m]) {
@@ -307,7 +297,6 @@ func (e *Engine) establish() {
 	r.valid, r.anchorIt, r.anchorT = true, e.it, e.next
 	r.a, r.d = e.iterTime(nAct, kv, pt), e.tps.HKV*float64(len(e.dec)+pt)
 	r.hzKnown, r.hzEx, r.hzIt, r.hzK = false, false, 0, 0
-	r.memoJ = -1
 }
 
 // quiet reports whether the next iteration starts without a change to the
