@@ -80,7 +80,7 @@ func (e *Engine) popSeq() {
 // decEnt is a decoder in the heap with its key inline, so that sifting
 // compares without loading the sequences.
 type decEnt struct {
-	fin int   // the sequence's fin
+	fin int   // iteration in which the sequence produces its last token
 	ord int64 // its ord
 	tag int   // its Job.Tag (NextFinishing)
 	s   *seq

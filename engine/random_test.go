@@ -451,7 +451,8 @@ func FuzzAgainstOracle(f *testing.F) {
 // the scenarios above do not draw: the engine keeps its per-residue counts
 // inline up to 16 tokens per block and in an array of their own above, and
 // replaces divisions by BlockTokens with shifts and masks when it is a power
-// of two (2, 8, 32, 64) but not otherwise (3, 24).
+// of two (2, 8, 32, 64) but not otherwise (3, 24). One scenario in four also
+// has a prefix cache, shared prefixes and prefilled jobs (withPrefixes).
 func TestBlockSizesAgainstOracle(t *testing.T) {
 	n := 300
 	if testing.Short() {
@@ -459,12 +460,13 @@ func TestBlockSizesAgainstOracle(t *testing.T) {
 	}
 	for _, bt := range []int{2, 3, 8, 24, 32, 64} {
 		for i := 0; i < n; i++ {
-			sc := randomScenario(workload.NewRand(uint64(i), workload.StreamLengths))
+			rng := workload.NewRand(uint64(i), workload.StreamLengths)
+			sc := randomScenario(rng)
 			tokens := sc.cfg.KVBlocks * sc.cfg.BlockTokens
 			sc.cfg.BlockTokens = bt
 			sc.cfg.KVBlocks = ceilDiv(tokens, bt)
-			if sc.cfg.CacheBlocks > sc.cfg.KVBlocks {
-				sc.cfg.CacheBlocks = sc.cfg.KVBlocks
+			if i%4 == 1 {
+				sc = withPrefixes(sc, rng)
 			}
 			if _, _, err := runScenario(sc); err != nil {
 				t.Fatalf("BlockTokens %d, scenario %d (cfg %+v): %v", bt, i, sc.cfg, err)
