@@ -61,3 +61,16 @@ func TestSourceDrawsPinned(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitFloatSameAsRand: unitFloat on a PCG gives rand.Rand.Float64's
+// draws on the same PCG, bit for bit (1M draws of two seeds).
+func TestUnitFloatSameAsRand(t *testing.T) {
+	for _, seed := range []uint64{1, 0xdeadbeef} {
+		p, r := newPCG(seed, StreamLengths), NewRand(seed, StreamLengths)
+		for i := range 1_000_000 {
+			if a, b := unitFloat(p), r.Float64(); math.Float64bits(a) != math.Float64bits(b) {
+				t.Fatalf("seed %d draw %d: unitFloat %v, rand.Float64 %v", seed, i, a, b)
+			}
+		}
+	}
+}
