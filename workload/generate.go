@@ -89,9 +89,9 @@ func NewCDFSource(spec Spec, c *CDF, seed uint64) (Source, error) {
 type cdfSource struct {
 	cdf      *lengthSampler
 	arrivals Arrivals
-	normal   bool    // split model: normal (true) or fixed
-	inFrac   float64 // fixed split input fraction
-	mu, sd   float64 // normal split parameters
+	normal   bool      // split model: normal (true) or fixed
+	inFrac   float64   // fixed split input fraction
+	mu, sd   float64   // normal split parameters
 	rLen     *rand.PCG // uniform draws only (unitFloat)
 	rSplit   *rand.Rand
 	mix      *categoryMix
