@@ -382,6 +382,8 @@ var testHookRan func(*interrupter)
 
 // simulate runs a validated scenario and writes its outputs.
 func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr io.Writer) (err error) {
+	gcOn := setUpGC()
+	defer gcOn()
 	createdDir := false
 	if _, statErr := os.Stat(f.out); os.IsNotExist(statErr) {
 		createdDir = true
@@ -440,6 +442,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		clearBar = bar.done
 		defer bar.done()
 	}
+	gcOn()
 	sum, err := sim.Run(cfg, src, sink, opts)
 	clearBar() // before anything is printed
 	if err != nil {
