@@ -32,8 +32,8 @@ func newPCG(seed uint64, s Stream) *rand.PCG {
 }
 
 // unitFloat returns a uniform draw in [0, 1) from p, the same number
-// rand.New(p).Float64() would return: the top 53 bits of a 64-bit draw,
-// scaled by 2^-53 (TestUnitFloatSameAsRand).
+// rand.New(p).Float64() would return: the low 53 bits of a 64-bit draw,
+// scaled by 2^-53, math/rand/v2's expression (TestUnitFloatSameAsRand).
 func unitFloat(p *rand.PCG) float64 {
 	return float64(p.Uint64()<<11>>11) / (1 << 53)
 }
