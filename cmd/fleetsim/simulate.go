@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -474,22 +473,17 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 			}
 		}
 	}()
-	// requests.parquet is finished (its last pages, footer, fsync, rename)
-	// on a goroutine of its own while the other files are written: its
-	// Stats are final once Run has returned (closeAsync).
-	var pq *asyncClose
+	// requests.parquet is committed before the other files are written, not
+	// beside them: a failure there leaves an earlier run's files in --out
+	// as they were (TestFailedRerunKeepsEarlierFiles).
 	if parquet != nil {
+		if err := parquet.Close(); err != nil {
+			return err
+		}
 		st := parquet.Stats()
 		outputs = append(outputs, export.OutputFile{Name: requestsFile, Kind: "parquet", Stats: &st})
-		pq = closeAsync(parquet.Close)
-		// Runs before the cleanup above: never return while it closes
-		// (parquet.Abort is deferred), and a file it committed on a failed
-		// run goes with the others.
-		defer func() {
-			if !pq.ended && pq.wait() == nil {
-				wrote = append(wrote, parquet.Path())
-			}
-		}()
+		wrote = append(wrote, parquet.Path())
+		labels = append(labels, fmt.Sprintf("%s (%d rows)", parquet.Path(), st.Rows))
 	}
 	{
 		o, p, l, err := extra.close()
@@ -517,13 +511,6 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	}
 	wrote = append(wrote, sp)
 	labels = append(labels, sp)
-	if pq != nil {
-		if err := pq.wait(); err != nil {
-			return err
-		}
-		wrote = slices.Insert(wrote, 0, parquet.Path())
-		labels = slices.Insert(labels, 0, fmt.Sprintf("%s (%d rows)", parquet.Path(), outputs[0].Stats.Rows))
-	}
 	if p, err := extra.writeReport(sum, outputs); err != nil {
 		return err
 	} else if p != "" {

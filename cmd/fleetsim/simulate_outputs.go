@@ -219,27 +219,3 @@ func (r *simRun) writeReport(sum *sim.Summary, outputs []export.OutputFile) (str
 	}
 	return r.o.report, nil
 }
-
-// asyncClose is a file's Close running on a goroutine of its own, so that
-// the tail of a run overlaps requests.parquet's last encoding and fsync
-// (tens of ms at 1M requests) with the other files' writing.
-type asyncClose struct {
-	done  chan error
-	err   error
-	ended bool // wait has returned
-}
-
-// closeAsync starts close on a goroutine; wait returns its error.
-func closeAsync(close func() error) *asyncClose {
-	c := &asyncClose{done: make(chan error, 1)}
-	go func() { c.done <- close() }()
-	return c
-}
-
-// wait waits for the Close and returns its error; it may be called again.
-func (c *asyncClose) wait() error {
-	if !c.ended {
-		c.err, c.ended = <-c.done, true
-	}
-	return c.err
-}
