@@ -370,15 +370,27 @@ func clip(s string, n int) string {
 // lengthSampler is a CDF sampler with a guide table (Chen and Asau's
 // method): guide[j] is the first bucket whose F exceeds j/len(guide), so a
 // draw u starts at guide[floor(u·len(guide))] and scans forward, about one
-// step on average. It gives exactly CDF.Sample's result for the same draw.
+// step on average. It gives exactly CDF.Sample's result for the same draw:
+// its buckets hold inBucket's operands, computed by the same operations,
+// side by side in one slice, so a draw reads one or two 40-byte entries.
 type lengthSampler struct {
-	c     *CDF
 	guide []int32
+	b     []sampleBucket // one per point of the CDF
+}
+
+// sampleBucket is bucket i of a lengthSampler: inBucket's operands for
+// points[i], lengths in tokens.
+type sampleBucket struct {
+	f     float64 // F[i]
+	prevF float64 // F[i-1], 0 for the first bucket
+	width float64 // F[i] - F[i-1]
+	n     float64 // lengths in the bucket, Tokens[i] - Tokens[i-1]
+	lo    int     // Tokens[i-1], 0 for the first bucket
 }
 
 func newLengthSampler(c *CDF) *lengthSampler {
 	k := max(64, 4*len(c.Points))
-	s := &lengthSampler{c: c, guide: make([]int32, k)}
+	s := &lengthSampler{guide: make([]int32, k), b: make([]sampleBucket, len(c.Points))}
 	i := 0
 	for j := range s.guide {
 		u := float64(j) / float64(k)
@@ -387,17 +399,31 @@ func newLengthSampler(c *CDF) *lengthSampler {
 		}
 		s.guide[j] = int32(i)
 	}
+	for i, p := range c.Points {
+		lo, prevF := 0, 0.0
+		if i > 0 {
+			lo, prevF = c.Points[i-1].Tokens, c.Points[i-1].F
+		}
+		s.b[i] = sampleBucket{f: p.F, prevF: prevF, width: p.F - prevF, n: float64(p.Tokens - lo), lo: lo}
+	}
 	return s
 }
 
-// sampleU maps a draw u in [0, 1) to a length, as CDF.sampleU.
+// sampleU maps a draw u in [0, 1) to a length, as CDF.sampleU (inBucket,
+// with the operands read from the bucket).
 func (s *lengthSampler) sampleU(u float64) int {
-	pts := s.c.Points
 	i := int(s.guide[min(int(u*float64(len(s.guide))), len(s.guide)-1)])
-	for pts[i].F <= u {
+	for s.b[i].f <= u {
 		i++
 	}
-	return inBucket(pts, i, u)
+	b := &s.b[i]
+	k := int(math.Ceil((u - b.prevF) / b.width * b.n))
+	if k < 1 {
+		k = 1
+	} else if n := int(b.n); k > n {
+		k = n
+	}
+	return b.lo + k
 }
 
 // inBucket maps u, with F[i-1] <= u < F[i], to the integer length

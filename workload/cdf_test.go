@@ -327,6 +327,63 @@ func TestLengthSamplerMatchesSample(t *testing.T) {
 	}
 }
 
+// TestLengthSamplerRandomCDFs: the guide-table sampler against
+// CDF.sampleU on 3,000 random CDFs (1 to 40 points, buckets of 1 to 2^24
+// tokens, steps of F from none or one ulp to half of what is left), at
+// every breakpoint and its neighbours, at draws that land on a length's
+// edge inside a bucket (u = F[i-1] + (F[i]-F[i-1])·k/n and its neighbours)
+// and at random draws. The length's edge is where inBucket's ceil turns on
+// the last bit: computing (u-F[i-1])·n/width instead of (u-F[i-1])/width·n
+// fails here, while TestLengthSamplerMatchesSample's built-in CDFs pass it.
+func TestLengthSamplerRandomCDFs(t *testing.T) {
+	r := NewRand(5, StreamLengths)
+	for trial := range 3000 {
+		pts := make([]Point, 1+r.IntN(40))
+		tok, f := 0, 0.0
+		for i := range pts {
+			tok += 1 + r.IntN([]int{3, 1000, 1 << 24}[r.IntN(3)])
+			switch r.IntN(4) {
+			case 0:
+				f = math.Nextafter(f, 1)
+			case 1: // no step: an empty bucket
+			default:
+				f += r.Float64() * (1 - f) / 2
+			}
+			pts[i] = Point{Tokens: tok, F: f}
+		}
+		pts[len(pts)-1].F = 1
+		c, err := NewCDF("random", pts)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		s := newLengthSampler(c)
+		us := []float64{0, math.Nextafter(1, 0)}
+		for i, p := range c.Points {
+			us = append(us, p.F, math.Nextafter(p.F, 0), math.Nextafter(p.F, 1))
+			lo, prevF := 0, 0.0
+			if i > 0 {
+				lo, prevF = c.Points[i-1].Tokens, c.Points[i-1].F
+			}
+			for range 20 {
+				n := p.Tokens - lo
+				u := prevF + (p.F-prevF)*float64(1+r.IntN(n))/float64(n)
+				us = append(us, u, math.Nextafter(u, 0), math.Nextafter(u, 1))
+			}
+		}
+		for range 300 {
+			us = append(us, r.Float64())
+		}
+		for _, u := range us {
+			if u < 0 || u >= 1 {
+				continue
+			}
+			if a, b := c.sampleU(u), s.sampleU(u); a != b {
+				t.Fatalf("trial %d, u = %v: binary search %d, guide table %d (points %v)", trial, u, a, b, c.Points)
+			}
+		}
+	}
+}
+
 // exactBucketM2 is E[L^2] of a bucket in exact integer arithmetic:
 // (S(Hi) − S(Lo))/(Hi − Lo) with S(n) = Σ_{k<=n} k² = n(n+1)(2n+1)/6.
 func exactBucketM2(b Bucket) float64 {

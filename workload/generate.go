@@ -89,10 +89,10 @@ func NewCDFSource(spec Spec, c *CDF, seed uint64) (Source, error) {
 type cdfSource struct {
 	cdf      *lengthSampler
 	arrivals Arrivals
-	normal   bool    // split model: normal (true) or fixed
-	inFrac   float64 // fixed split input fraction
-	mu, sd   float64 // normal split parameters
-	rLen     *rand.Rand
+	normal   bool      // split model: normal (true) or fixed
+	inFrac   float64   // fixed split input fraction
+	mu, sd   float64   // normal split parameters
+	rLen     *rand.PCG // uniform draws only (unitFloat)
 	rSplit   *rand.Rand
 	mix      *categoryMix
 	pre      *prefixGen // shared prefixes, nil when none
@@ -112,7 +112,7 @@ func newCDFSource(s Spec, c *CDF, seed uint64) (*cdfSource, error) {
 		inFrac: s.InputFraction,
 		mu:     s.OutputMu,
 		sd:     s.OutputSigma,
-		rLen:   NewRand(seed, StreamLengths),
+		rLen:   newPCG(seed, StreamLengths),
 		rSplit: NewRand(seed, StreamSplit),
 		mix:    mix,
 		pre:    newPrefixGen(s, seed),
@@ -143,7 +143,7 @@ func (s *cdfSource) Next(r *Request) bool {
 	if s.next >= s.limit {
 		return false
 	}
-	total := s.cdf.sampleU(s.rLen.Float64())
+	total := s.cdf.sampleU(unitFloat(s.rLen))
 	var in, out int
 	if s.normal {
 		in, out = SplitNormal(total, s.mu, s.sd, s.rSplit)

@@ -21,5 +21,19 @@ const (
 // NewRand returns the random source of stream s for the given seed.
 // It never touches the global source.
 func NewRand(seed uint64, s Stream) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, uint64(s)))
+	return rand.New(newPCG(seed, s))
+}
+
+// newPCG returns the generator behind NewRand(seed, s): a consumer that
+// only needs uniform draws calls it directly (unitFloat), without the
+// rand.Rand's interface call per draw.
+func newPCG(seed uint64, s Stream) *rand.PCG {
+	return rand.NewPCG(seed, uint64(s))
+}
+
+// unitFloat returns a uniform draw in [0, 1) from p, the same number
+// rand.New(p).Float64() would return: the low 53 bits of a 64-bit draw,
+// scaled by 2^-53, math/rand/v2's expression (TestUnitFloatSameAsRand).
+func unitFloat(p *rand.PCG) float64 {
+	return float64(p.Uint64()<<11>>11) / (1 << 53)
 }

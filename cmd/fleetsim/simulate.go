@@ -381,6 +381,8 @@ var testHookRan func(*interrupter)
 
 // simulate runs a validated scenario and writes its outputs.
 func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr io.Writer) (err error) {
+	gcOn := setUpGC()
+	defer gcOn()
 	createdDir := false
 	if _, statErr := os.Stat(f.out); os.IsNotExist(statErr) {
 		createdDir = true
@@ -439,6 +441,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		clearBar = bar.done
 		defer bar.done()
 	}
+	gcOn()
 	sum, err := sim.Run(cfg, src, sink, opts)
 	clearBar() // before anything is printed
 	if err != nil {
@@ -470,6 +473,9 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 			}
 		}
 	}()
+	// requests.parquet is committed before the other files are written, not
+	// beside them: a failure there leaves an earlier run's files in --out
+	// as they were (TestFailedRerunKeepsEarlierFiles).
 	if parquet != nil {
 		if err := parquet.Close(); err != nil {
 			return err

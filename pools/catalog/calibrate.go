@@ -163,7 +163,7 @@ func FitCalibration(points []StepPoint, source string) (Calibration, error) {
 // on gpu, leaving out the tables of the models in skip.
 func GPUStepPoints(gpu string, skip ...string) []StepPoint {
 	var out []StepPoint
-	for _, t := range measuredTables {
+	for _, t := range measuredTables() {
 		if t.GPU == gpu && !slices.Contains(skip, t.Model.Name) {
 			out = append(out, StepPoints(t)...)
 		}
@@ -213,7 +213,7 @@ func AbsQuantile(xs []float64, q float64) float64 {
 // uncalibrated additive roofline (Instance.Roofline) on the same points.
 func HeldOutErrors(gpu string) (calibrated, roofline map[string][]float64) {
 	calibrated, roofline = map[string][]float64{}, map[string][]float64{}
-	for _, t := range measuredTables {
+	for _, t := range measuredTables() {
 		if t.GPU != gpu {
 			continue
 		}

@@ -134,7 +134,7 @@ func TestCalibratedHeldOutLinearPart(t *testing.T) {
 	twins := []string{"llama-2-70b-hf", "meta-llama-3-70b"}
 	for _, gpu := range []string{"a100", "h100"} {
 		var errs []float64
-		for _, tb := range measuredTables {
+		for _, tb := range measuredTables() {
 			if tb.GPU != gpu {
 				continue
 			}
