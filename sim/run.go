@@ -144,8 +144,9 @@ type fleet struct {
 	rank  []*pool // router order: MaxContext ascending (stable)
 	loads []router.Load
 	// rtLength: rt is the length router, which reads no load and learns
-	// nothing (route skips both).
+	// nothing (route skips both, and calls it directly: rtLen).
 	rtLength bool
+	rtLen    *router.Length
 
 	now      float64
 	done     []engine.Result // scratch: results from the last advance
@@ -233,7 +234,7 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 		return nil, err
 	}
 	f.rt = rt
-	_, f.rtLength = rt.(*router.Length)
+	f.rtLen, f.rtLength = rt.(*router.Length)
 	if err := f.newScaler(); err != nil { // scaling.go
 		return nil, err
 	}
@@ -644,17 +645,19 @@ func (f *fleet) onTick() {
 }
 
 func (f *fleet) route(fl *flight, t float64) {
-	for i, p := range f.rank {
-		if f.rtLength { // reads no load
-			break
+	var d router.Decision
+	if f.rtLen != nil { // reads no load; called directly (inlined)
+		d = f.rtLen.Route(&fl.req, nil)
+	} else {
+		for i, p := range f.rank {
+			occ := 0.0
+			if p.totalBlocks > 0 {
+				occ = 1 - float64(p.freeBlocks)/float64(p.totalBlocks)
+			}
+			f.loads[i] = router.Load{Queued: p.waiting(), Running: p.running, KVOccupancy: occ}
 		}
-		occ := 0.0
-		if p.totalBlocks > 0 {
-			occ = 1 - float64(p.freeBlocks)/float64(p.totalBlocks)
-		}
-		f.loads[i] = router.Load{Queued: p.waiting(), Running: p.running, KVOccupancy: occ}
+		d = f.rt.Route(&fl.req, f.loads)
 	}
-	d := f.rt.Route(&fl.req, f.loads)
 	if d.Pool < 0 || d.Pool >= len(f.rank) {
 		f.fail(fmt.Errorf("router %q chose pool %d for request %d (allowed: 0..%d)", f.cfg.Router.Kind, d.Pool, fl.req.ID, len(f.rank)-1))
 		return
