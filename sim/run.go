@@ -439,7 +439,7 @@ func (f *fleet) advancePools(t engine.Time) {
 func (f *fleet) flushDone() {
 	for i := range f.done {
 		f.pend.push(&f.done[i], f.flights.of(&f.done[i].Job).req.ID)
-		f.done[i] = engine.Result{}
+		f.done[i].Job.Prefix, f.done[i].Reason = nil, "" // no reference kept (the rest is overwritten)
 	}
 	f.done = f.done[:0]
 }
