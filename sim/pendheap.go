@@ -97,15 +97,23 @@ func (h *pendHeap) compact() {
 
 // pop removes and returns the earliest result (ties: the lower request ID).
 func (h *pendHeap) pop() engine.Result {
-	slot := h.keys[h.head].slot
+	slot := h.take()
 	r := h.slab[slot]
-	h.slab[slot].Job.Prefix, h.slab[slot].Reason = nil, "" // no reference kept
-	h.free = append(h.free, slot)
+	h.release(slot)
+	return r
+}
+
+// take removes the earliest result from the order and returns its slab
+// slot, which holds it until release: the caller reads it in place
+// (&h.slab[slot], read before any push, which may move the slab: a
+// pointer taken before still reads the result, from the slab's old array).
+func (h *pendHeap) take() int32 {
+	slot := h.keys[h.head].slot
 	if !h.inHeap {
 		if h.head++; h.head == len(h.keys) {
 			h.keys, h.head = h.keys[:0], 0
 		}
-		return r
+		return slot
 	}
 	n := len(h.keys) - 1
 	h.keys[0] = h.keys[n]
@@ -124,5 +132,11 @@ func (h *pendHeap) pop() engine.Result {
 			s[k] = x
 		}
 	}
-	return r
+	return slot
+}
+
+// release frees the slot of a result taken (take).
+func (h *pendHeap) release(slot int32) {
+	h.slab[slot].Job.Prefix, h.slab[slot].Reason = nil, "" // no reference kept
+	h.free = append(h.free, slot)
 }
