@@ -325,8 +325,11 @@ func (p *pool) advance(t engine.Time, out []engine.Result) ([]engine.Result, err
 func (p *pool) adv(i int, t engine.Time, out []engine.Result) []engine.Result {
 	n := len(out)
 	out = p.eng[i].AdvanceTo(t, out)
-	for k := n; k < len(out); k++ {
-		p.fls.of(&out[k].Job).instance = p.instID(i)
+	if len(out) > n {
+		id := p.instID(i)
+		for k := n; k < len(out); k++ {
+			p.fls.of(&out[k].Job).instance = id
+		}
 	}
 	return out
 }
