@@ -18,16 +18,23 @@ func TestIdxHeap(t *testing.T) {
 			i := rnd.IntN(n)
 			keys[i] = int64(rnd.IntN(10)) // many ties
 			h.update(i, keys[i])
-			best := 0
-			for j := range keys {
-				if keys[j] < keys[best] {
-					best = j
-				}
-			}
-			if g, k := h.top(); g != best || k != keys[best] {
-				t.Fatalf("n=%d: top (%d, %v), want (%d, %v)", n, g, k, best, keys[best])
-			}
+			checkTop(t, &h, keys, n)
 		}
+	}
+}
+
+// checkTop checks h's top against a linear scan of keys (ties: the lower
+// index); n names the case.
+func checkTop(t *testing.T, h *idxHeap, keys []int64, n int) {
+	t.Helper()
+	best := 0
+	for j := range keys {
+		if keys[j] < keys[best] {
+			best = j
+		}
+	}
+	if g, k := h.top(); g != best || k != keys[best] {
+		t.Fatalf("n=%d: top (%d, %v), want (%d, %v)", n, g, k, best, keys[best])
 	}
 }
 
@@ -76,15 +83,7 @@ func TestIdxHeapExtremeKeys(t *testing.T) {
 					t.Fatalf("n=%d: node %d holds (%d, %d), its children's winner is (%d, %d)", n, k, h.win[k], h.keys[k], w, kw)
 				}
 			}
-			best := 0
-			for j := range keys {
-				if keys[j] < keys[best] {
-					best = j
-				}
-			}
-			if g, k := h.top(); g != best || k != keys[best] {
-				t.Fatalf("n=%d: top (%d, %v), want (%d, %v)", n, g, k, best, keys[best])
-			}
+			checkTop(t, &h, keys, n)
 		}
 	}
 }

@@ -143,10 +143,9 @@ type fleet struct {
 	pools []*pool // Config.Pools order
 	rank  []*pool // router order: MaxContext ascending (stable)
 	loads []router.Load
-	// rtLength: rt is the length router, which reads no load and learns
-	// nothing (route skips both, and calls it directly: rtLen).
-	rtLength bool
-	rtLen    *router.Length
+	// rtLen is rt when it is the length router, which reads no load and
+	// learns nothing: route skips both and calls it directly; nil otherwise.
+	rtLen *router.Length
 
 	now      float64
 	done     []engine.Result // scratch: results from the last advance
@@ -234,7 +233,7 @@ func newFleet(cfg Config, src workload.Source, sink Sink, opts Options) (*fleet,
 		return nil, err
 	}
 	f.rt = rt
-	f.rtLen, f.rtLength = rt.(*router.Length)
+	f.rtLen, _ = rt.(*router.Length)
 	if err := f.newScaler(); err != nil { // scaling.go
 		return nil, err
 	}
@@ -883,7 +882,7 @@ func (f *fleet) finish(res *engine.Result) {
 	// Router feedback, in completion order: the request as it arrived and
 	// the true token count of its original prompt (router.Router.Observe:
 	// with C&R, the count the compressor measured, not the fl.job.In served).
-	if !f.rtLength { // learns nothing
+	if f.rtLen == nil { // the length router learns nothing
 		f.rt.Observe(&fl.req, fl.req.InputTokens)
 	}
 	f.release(fl)
