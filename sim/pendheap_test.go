@@ -8,11 +8,14 @@ import (
 )
 
 // TestPendHeapOrder checks pendHeap against a linear scan on random
-// interleavings of pushes and pops: each pop returns the pending result with
+// interleavings of pushes and pops, in phases of different depths (sorted
+// keys, a heap, and the turns between them): each pop returns the pending result with
 // the least (Finished, request ID), whole (its Job.Tag and times intact
 // through slot reuse), and the heap empties in that order. The slab never
 // holds more results than were ever pending at once (a popped slot is
-// reused: without that it would grow by one result per request served).
+// reused: without that it would grow by one result per request served),
+// nor the keys more than twice that (the sorted keys are moved to the front
+// rather than grown).
 func TestPendHeapOrder(t *testing.T) {
 	rnd := workload.NewRand(2, workload.StreamPlanner)
 	type item struct {
@@ -23,6 +26,7 @@ func TestPendHeapOrder(t *testing.T) {
 	var ref []item
 	nextID := int64(0)
 	peak := 0 // most results pending at once
+	heapSteps, sortedAgain := 0, false
 	pop := func() {
 		best := 0
 		for k := range ref {
@@ -39,8 +43,12 @@ func TestPendHeapOrder(t *testing.T) {
 			t.Fatalf("pop %+v, want %+v", got, want.res)
 		}
 	}
-	for range 20000 {
-		if len(ref) == 0 || rnd.IntN(3) > 0 && len(ref) < 64 {
+	limits := []int{8, 64, 300, 20, 200, 3}
+	for step := range 30000 {
+		// Phases of different depths, so that the keys turn from sorted
+		// to a heap (past pendSortedMax) and back (pendSortedBack).
+		limit := limits[step/1000%len(limits)]
+		if len(ref) == 0 || rnd.IntN(3) > 0 && len(ref) < limit {
 			nextID += int64(1 + rnd.IntN(3))
 			id := nextID
 			if rnd.IntN(2) == 0 { // IDs out of push order too
@@ -57,11 +65,22 @@ func TestPendHeapOrder(t *testing.T) {
 			t.Fatalf("len %d, want %d", h.len(), len(ref))
 		}
 		peak = max(peak, len(ref))
+		if h.inHeap {
+			heapSteps++
+		} else if heapSteps > 0 {
+			sortedAgain = true
+		}
+		if cap(h.keys) > 2*peak+8 {
+			t.Fatalf("%d keys' room with at most %d ever pending", cap(h.keys), peak)
+		}
 		if len(h.slab) > peak || len(h.slab) != h.len()+len(h.free) {
 			t.Fatalf("slab of %d results (%d free) with %d pending, at most %d ever pending", len(h.slab), len(h.free), h.len(), peak)
 		}
 	}
 	for len(ref) > 0 {
 		pop()
+	}
+	if heapSteps == 0 || !sortedAgain {
+		t.Fatalf("%d steps as a heap, sorted again: %v (the phases must visit both modes)", heapSteps, sortedAgain)
 	}
 }

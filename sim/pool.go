@@ -226,6 +226,22 @@ func (p *pool) canTake(i, need int) bool {
 	return p.freeSlots(i) > 0 && int(p.eFree[i])-int(p.ePend[i]) >= need
 }
 
+// canTakeNow is canTake on instance i's counts read from its engine (just
+// advanced) rather than from the cache, which it leaves as it is but for
+// ePend[i] (zeroed when i's queue is empty, as refreshCounts would): for the
+// central dispatch's choice, which submit refreshes right after, so that
+// the cache and the dispatch indexes are updated once per request, not
+// twice.
+// Only for central dispatch (pushPrivate reads eQueued under jsq, rr).
+func (p *pool) canTakeNow(i, need int) bool {
+	running, queued, free := p.eng[i].Counts()
+	queued += p.privPacked(i)
+	if queued == 0 {
+		p.ePend[i] = 0
+	}
+	return p.ecfg.MaxSeqs-running-queued > 0 && free-int(p.ePend[i]) >= need
+}
+
 func (p *pool) blocksFor(tokens int) int {
 	return (tokens + p.ecfg.BlockTokens - 1) / p.ecfg.BlockTokens
 }
@@ -309,8 +325,11 @@ func (p *pool) advance(t engine.Time, out []engine.Result) ([]engine.Result, err
 func (p *pool) adv(i int, t engine.Time, out []engine.Result) []engine.Result {
 	n := len(out)
 	out = p.eng[i].AdvanceTo(t, out)
-	for k := n; k < len(out); k++ {
-		p.fls.of(&out[k].Job).instance = p.instID(i)
+	if len(out) > n {
+		id := p.instID(i)
+		for k := n; k < len(out); k++ {
+			p.fls.of(&out[k].Job).instance = id
+		}
 	}
 	return out
 }
@@ -351,9 +370,8 @@ func (p *pool) dispatch(j *engine.Job, t engine.Time, out []engine.Result) (int,
 		if p.cq.Len() == 0 {
 			if i := p.free.best(); i >= 0 {
 				out = p.adv(i, t, out)
-				p.refreshCounts(i)
-				if p.canTake(i, need) {
-					return p.submit(i, j, need, t, out)
+				if p.canTakeNow(i, need) {
+					return p.submit(i, j, need, t, out) // refreshes i
 				}
 				p.refresh(i)
 				// Rare (KV-bound instances): try the others in order.

@@ -397,14 +397,6 @@ func (p *pool) checkDrained(i int) {
 	ps.spare = append(ps.spare, int32(i))
 }
 
-// grow appends a node of key key for a new instance n = the old length.
-func (h *idxHeap) grow(key int64) {
-	n := len(h.heap)
-	h.heap = append(h.heap, heapNode{key, int32(n)})
-	h.pos = append(h.pos, int32(n))
-	h.up(n)
-}
-
 // grow adds an instance with no free slot.
 func (s *slotIndex) grow() {
 	n := len(s.where)
