@@ -1,7 +1,8 @@
 package export
 
 import (
-	"math"
+	"slices"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
@@ -35,6 +36,12 @@ type pageColumn struct {
 	nbits  int       // colBool: values in bits
 	levels []byte    // colOptional definition levels (0: NULL)
 	used   []bool    // colDict: the entries the page refers to
+
+	anyTrue, anyFalse bool // colBool: the page holds a true, a false
+	// colDict: strings known by their data pointer and length (see
+	// addString), the first nkeys of keys.
+	keys  [strKeys]strKey
+	nkeys int
 
 	// The dictionary (colDict) of the current row group.
 	dict     map[string]int32
@@ -97,14 +104,94 @@ func (k colKind) fits(n parquet.Node) bool {
 	}
 }
 
-// addOptional adds a colOptional value: NULL when x is NaN or infinite.
+// extend lengthens *s by n elements and returns them.
+func extend[T any](s *[]T, n int) []T {
+	l := len(*s)
+	*s = slices.Grow(*s, n)[:l+n]
+	return (*s)[l:]
+}
+
+// open makes room in a colOptional page for n more rows, added by
+// addOptional.
+func (c *pageColumn) open(n int) {
+	c.f64 = slices.Grow(c.f64, n)
+	c.levels = slices.Grow(c.levels, n)
+}
+
+// addOptional adds a colOptional value (after open): NULL when x is NaN or
+// infinite.
 func (c *pageColumn) addOptional(x float64) {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		c.levels = append(c.levels, 0)
-		return
+	def := byte(0)
+	if x-x == 0 { // finite: x-x is NaN for NaN and ±Inf
+		def = 1
 	}
-	c.levels = append(c.levels, 1)
-	c.f64 = append(c.f64, x)
+	c.levels = append(c.levels, def)
+	c.f64[:cap(c.f64)][len(c.f64)] = x
+	c.f64 = c.f64[:len(c.f64)+int(def)]
+}
+
+// doubleBounds are the smallest and largest of xs (not empty) as
+// parquet-go's doublePage.Bounds finds them: NaN skipped, the first other
+// value the start, then v < lo and v > hi in order, so that of equal
+// values the first stays (which tells −0 from +0); xs[0] when all are NaN.
+// It takes them four lanes at a time with min and max, which need no
+// branch: they differ from that order only when a NaN is present (then the
+// order is followed: orderedBounds) and on zeros, −0 being the smaller: a
+// bound that is a zero is then the first zero of xs (every value before it
+// lies on the other side of it).
+func doubleBounds(xs []float64) (lo, hi float64) {
+	l0, l1, l2, l3 := xs[0], xs[0], xs[0], xs[0]
+	h0, h1, h2, h3 := l0, l1, l2, l3
+	i := 0
+	for ; i+4 <= len(xs); i += 4 {
+		v := xs[i : i+4 : i+4]
+		l0, h0 = min(l0, v[0]), max(h0, v[0])
+		l1, h1 = min(l1, v[1]), max(h1, v[1])
+		l2, h2 = min(l2, v[2]), max(h2, v[2])
+		l3, h3 = min(l3, v[3]), max(h3, v[3])
+	}
+	for _, v := range xs[i:] {
+		l0, h0 = min(l0, v), max(h0, v)
+	}
+	lo, hi = min(l0, l1, l2, l3), max(h0, h1, h2, h3)
+	if lo != lo || hi != hi { // a NaN
+		return orderedBounds(xs)
+	}
+	if lo == 0 || hi == 0 {
+		for _, v := range xs {
+			if v == 0 {
+				if lo == 0 {
+					lo = v
+				}
+				if hi == 0 {
+					hi = v
+				}
+				break
+			}
+		}
+	}
+	return lo, hi
+}
+
+// orderedBounds is doubleBounds value by value, in parquet-go's order.
+func orderedBounds(xs []float64) (lo, hi float64) {
+	i := 0
+	for i < len(xs) && xs[i] != xs[i] {
+		i++
+	}
+	if i == len(xs) {
+		return xs[0], xs[0]
+	}
+	lo, hi = xs[i], xs[i]
+	for _, v := range xs[i+1:] {
+		if v < lo {
+			lo = v
+		}
+		if v > hi {
+			hi = v
+		}
+	}
+	return lo, hi
 }
 
 // addBool adds a colBool value.
@@ -114,6 +201,9 @@ func (c *pageColumn) addBool(b bool) {
 	}
 	if b {
 		c.bits[c.nbits/8] |= 1 << (c.nbits % 8)
+		c.anyTrue = true
+	} else {
+		c.anyFalse = true
 	}
 	c.nbits++
 }
@@ -122,9 +212,40 @@ func (c *pageColumn) addBool(b bool) {
 // looks a string up by comparing it with each, not through the map.
 const smallDict = 8
 
-// addString adds a colDict value: its dictionary index, the entry added
-// when s is new.
+// strKey is a string by its data pointer (nil when empty) and length,
+// and its dictionary index.
+type strKey struct {
+	p *byte
+	n int
+	i int32
+}
+
+// strKeys is the number of strings a column knows by pointer.
+const strKeys = 4
+
+// addString adds a colDict value: its dictionary index. A string with the
+// data pointer and length of one looked up before in the row group is that
+// string (Go strings do not change, and keys keeps their bytes alive): its
+// index is known; any other is looked up (addNew).
 func (c *pageColumn) addString(s string) {
+	p := unsafe.StringData(s)
+	if len(s) == 0 {
+		p = nil
+	}
+	for j := range c.nkeys {
+		if k := &c.keys[j]; k.p == p && k.n == len(s) {
+			c.used[k.i] = true
+			c.i32 = append(c.i32, k.i)
+			return
+		}
+	}
+	c.addNew(s, p)
+}
+
+// addNew adds a colDict value by looking it up, the entry added when s is
+// new, and knows it by p, its data pointer, from then on (in place of the
+// oldest known when strKeys are).
+func (c *pageColumn) addNew(s string, p *byte) {
 	i := int32(-1)
 	if len(c.dictStrs) <= smallDict {
 		for j, e := range c.dictStrs {
@@ -146,6 +267,19 @@ func (c *pageColumn) addString(s string) {
 	}
 	c.used[i] = true
 	c.i32 = append(c.i32, i)
+	if c.nkeys < strKeys {
+		c.nkeys++
+	}
+	copy(c.keys[1:c.nkeys], c.keys[:c.nkeys-1])
+	c.keys[0] = strKey{p: p, n: len(s), i: i}
+}
+
+// resetPage empties the current page (its values and bounds).
+func (c *pageColumn) resetPage() {
+	c.n, c.nbits = 0, 0
+	c.i32, c.i64, c.f64, c.bits, c.levels = c.i32[:0], c.i64[:0], c.f64[:0], c.bits[:0], c.levels[:0]
+	clear(c.used)
+	c.anyTrue, c.anyFalse = false, false
 }
 
 // reserve sizes c's page buffers for the most rows a page holds, so that
@@ -218,17 +352,15 @@ func (c *pageColumn) bounds() (lo, hi parquet.Value, ok bool) {
 	case colInt32:
 		return c.typ.NewPage(0, len(c.i32), encoding.Int32Values(c.i32)).Bounds()
 	case colDouble, colOptional:
-		return c.typ.NewPage(0, len(c.f64), encoding.DoubleValues(c.f64)).Bounds()
-	case colBool:
-		hasFalse, hasTrue := false, false
-		for i := range c.n {
-			if c.bits[i/8]>>(i%8)&1 != 0 {
-				hasTrue = true
-			} else {
-				hasFalse = true
-			}
+		if len(c.f64) == 0 {
+			return parquet.Value{}, parquet.Value{}, false
 		}
-		return parquet.BooleanValue(!hasFalse), parquet.BooleanValue(hasTrue), c.n > 0
+		lo, hi := doubleBounds(c.f64)
+		// Level(0, 0, 0): the column index a page of column 0 gives its
+		// values (the page writer's pages are made as column 0's).
+		return parquet.DoubleValue(lo).Level(0, 0, 0), parquet.DoubleValue(hi).Level(0, 0, 0), true
+	case colBool:
+		return parquet.BooleanValue(!c.anyFalse), parquet.BooleanValue(c.anyTrue), c.n > 0
 	default: // colDict: compared as strings, like parquet-go's dictionary
 		lo, hi := -1, -1
 		for i, u := range c.used {
