@@ -159,8 +159,6 @@ func (s *recSide) apply(e *recEntry) bool {
 	if !e.warmup {
 		meets := (s.slo.TTFTS <= 0 || r.TTFTS <= s.slo.TTFTS) &&
 			(s.slo.TPOTS <= 0 || r.TPOTS <= s.slo.TPOTS)
-		iTTFT, iTPOT := sketchIndex(r.TTFTS), sketchIndex(r.TPOTS)
-		iE2E, iWait := sketchIndex(r.E2ES), sketchIndex(r.QueueWaitS)
 		for _, m := range [2]*acc{&p.m, s.fm} {
 			m.completed++
 			m.preemptions += int64(e.preemptions)
@@ -169,11 +167,14 @@ func (s *recSide) apply(e *recEntry) bool {
 			if meets {
 				m.sloMet++
 			}
-			m.ttft.addIndex(iTTFT)
-			m.tpot.addIndex(iTPOT)
-			m.e2e.addIndex(iE2E)
-			m.wait.addIndex(iWait)
 		}
+		// The pool's sketches only: the fleet's are their sum
+		// (acc.withPoolSketches).
+		m := &p.m
+		m.ttft.add(r.TTFTS)
+		m.tpot.add(r.TPOTS)
+		m.e2e.add(r.E2ES)
+		m.wait.add(r.QueueWaitS)
 	}
 	if fin > s.endTime {
 		s.endTime = fin
