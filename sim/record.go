@@ -40,3 +40,16 @@ type Record struct {
 type Sink interface {
 	Write(r *Record) error
 }
+
+// SlotSink is a Sink that lends the storage of the record it writes next,
+// so that a record can be built in place instead of being copied in by
+// Write. Run uses it where it can (on the record goroutine, recwriter.go).
+type SlotSink interface {
+	Sink
+	// Slot returns storage for the next record, valid until WriteSlot:
+	// the caller sets every field, then calls WriteSlot.
+	Slot() *Record
+	// WriteSlot writes the record built in the storage Slot returned, as
+	// Write would write a copy of it (the same error included).
+	WriteSlot() error
+}

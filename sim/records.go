@@ -122,12 +122,18 @@ func (s *recSide) apply(e *recEntry) bool {
 		s.rec = *e.rej
 		return true
 	}
+	s.served(e, &s.rec)
+	return true
+}
+
+// served runs a served result's entry: its record, built in r, and the
+// accumulators.
+func (s *recSide) served(e *recEntry, r *Record) {
 	p := e.pool
 	adm, ft, fin := e.adm.Seconds(), e.first.Seconds(), e.fin.Seconds()
 	ap := e.arrival
-	// Field by field into s.rec: a composite literal would be built on the
+	// Field by field into r: a composite literal would be built on the
 	// stack and copied (about 200 bytes) on every served request.
-	r := &s.rec
 	*r = Record{}
 	r.ID = e.id
 	r.Pool = p.cfg.Name
@@ -179,7 +185,6 @@ func (s *recSide) apply(e *recEntry) bool {
 	if fin > s.endTime {
 		s.endTime = fin
 	}
-	return true
 }
 
 // addBusy adds the slot time a served request spent inside the measurement
@@ -209,8 +214,13 @@ func (s *recSide) write() error {
 	if s.sink == nil {
 		return nil
 	}
-	if err := s.sink.Write(&s.rec); err != nil {
-		return fmt.Errorf("writing request %d: %w", s.rec.ID, err)
+	return writeErr(s.rec.ID, s.sink.Write(&s.rec))
+}
+
+// writeErr is the run's error for the sink's error err writing request id.
+func writeErr(id int64, err error) error {
+	if err != nil {
+		return fmt.Errorf("writing request %d: %w", id, err)
 	}
 	return nil
 }

@@ -82,11 +82,23 @@ func (w *recWriter) apply(b *recBatch) {
 			w.failed.Store(true)
 		}
 	}()
+	slots, _ := w.rs.sink.(SlotSink)
 	for i := range b.ents[:b.n] {
-		if !w.rs.apply(&b.ents[i]) {
+		e := &b.ents[i]
+		var err error
+		switch {
+		case slots != nil && e.kind == entServed:
+			// Built in the sink's storage, not copied there by Write.
+			r := slots.Slot()
+			w.rs.served(e, r)
+			id := r.ID
+			err = writeErr(id, slots.WriteSlot())
+		case !w.rs.apply(e):
 			continue
+		default:
+			err = w.rs.write()
 		}
-		if err := w.rs.write(); err != nil {
+		if err != nil {
 			w.err = err
 			w.failed.Store(true)
 			return

@@ -199,6 +199,7 @@ type ParquetSink struct {
 	failed atomic.Bool
 	abort  atomic.Bool // Abort called: the encoder skips the footer
 	closed bool        // todo closed
+	spare  sim.Record  // Slot's storage once failed or closed
 }
 
 // pipelineBatches is the number of full batches the encoder may lag behind
@@ -332,6 +333,22 @@ func (s *ParquetSink) aborting() bool { return s.abort.Load() }
 // Write implements sim.Sink. It does not keep r. An encoding error shows
 // at a later Write or at Close.
 func (s *ParquetSink) Write(r *sim.Record) error {
+	*s.Slot() = *r
+	return s.WriteSlot()
+}
+
+// Slot implements sim.SlotSink: the next row of the current batch (or, once
+// the sink has failed or closed, storage that WriteSlot discards).
+func (s *ParquetSink) Slot() *sim.Record {
+	if s.err != nil || s.closed {
+		return &s.spare
+	}
+	return &s.cur.recs[s.cur.n]
+}
+
+// WriteSlot implements sim.SlotSink: it writes the record built in Slot's
+// storage.
+func (s *ParquetSink) WriteSlot() error {
 	if s.err != nil {
 		return s.err
 	}
@@ -339,9 +356,8 @@ func (s *ParquetSink) Write(r *sim.Record) error {
 		return fmt.Errorf("export: %s: write after Close", s.f.path)
 	}
 	b := s.cur
-	b.recs[b.n] = *r
+	s.stats.add(&b.recs[b.n])
 	b.n++
-	s.stats.add(r)
 	if b.n == batchRows {
 		return s.send()
 	}
