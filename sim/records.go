@@ -177,10 +177,10 @@ func (s *recSide) served(e *recEntry, r *Record) {
 		// The pool's sketches only: the fleet's are their sum
 		// (acc.withPoolSketches).
 		m := &p.m
-		m.ttft.add(r.TTFTS)
-		m.tpot.add(r.TPOTS)
-		m.e2e.add(r.E2ES)
-		m.wait.add(r.QueueWaitS)
+		m.ttft.addIndex(sketchIndex(r.TTFTS))
+		m.tpot.addIndex(sketchIndex(r.TPOTS))
+		m.e2e.addIndex(sketchIndex(r.E2ES))
+		m.wait.addIndex(sketchIndex(r.QueueWaitS))
 	}
 	if fin > s.endTime {
 		s.endTime = fin

@@ -17,6 +17,7 @@ import (
 // run's.
 type recWriter struct {
 	rs     *recSide
+	slots  SlotSink // rs.sink when it is one
 	todo   chan *recBatch
 	free   chan *recBatch
 	done   chan struct{}
@@ -53,6 +54,7 @@ func newRecWriter(rs *recSide) *recWriter {
 		free: make(chan *recBatch, recBatches),
 		done: make(chan struct{}),
 	}
+	w.slots, _ = rs.sink.(SlotSink)
 	for range recBatches - 1 {
 		w.free <- &recBatch{ents: make([]recEntry, recBatchLen)}
 	}
@@ -82,7 +84,7 @@ func (w *recWriter) apply(b *recBatch) {
 			w.failed.Store(true)
 		}
 	}()
-	slots, _ := w.rs.sink.(SlotSink)
+	slots := w.slots
 	for i := range b.ents[:b.n] {
 		e := &b.ents[i]
 		var err error

@@ -263,8 +263,8 @@ func (f *fleet) seriesRecord(p *pool, rejected bool, ttft, tpot float64) {
 		a.met++
 	}
 	a.completions++
-	a.ttft.add(ttft)
-	a.tpot.add(tpot)
+	a.ttft.addIndex(sketchIndex(ttft))
+	a.tpot.addIndex(sketchIndex(tpot))
 }
 
 // seriesUpTo steps the fleet to every unsampled boundary at or before t and

@@ -38,10 +38,9 @@ type pageColumn struct {
 	used   []bool    // colDict: the entries the page refers to
 
 	anyTrue, anyFalse bool // colBool: the page holds a true, a false
-	// colDict: strings known by their data pointer and length (see
-	// addString), the first nkeys of keys.
-	keys  [strKeys]strKey
-	nkeys int
+	// colDict: strings the page used, known by their data pointer and
+	// length (known, lookup), the one looked up last first.
+	keys [strKeys]strKey
 
 	// The dictionary (colDict) of the current row group.
 	dict     map[string]int32
@@ -208,12 +207,12 @@ func (c *pageColumn) addBool(b bool) {
 	c.nbits++
 }
 
-// smallDict is the number of dictionary entries up to which addString
+// smallDict is the number of dictionary entries up to which dictIndex
 // looks a string up by comparing it with each, not through the map.
 const smallDict = 8
 
-// strKey is a string by its data pointer (nil when empty) and length,
-// and its dictionary index.
+// strKey is a string by its data pointer and length (-1: no string), and
+// its dictionary index.
 type strKey struct {
 	p *byte
 	n int
@@ -223,63 +222,70 @@ type strKey struct {
 // strKeys is the number of strings a column knows by pointer.
 const strKeys = 4
 
-// addString adds a colDict value: its dictionary index. A string with the
-// data pointer and length of one looked up before in the row group is that
-// string (Go strings do not change, and keys keeps their bytes alive): its
-// index is known; any other is looked up (addNew).
-func (c *pageColumn) addString(s string) {
-	p := unsafe.StringData(s)
-	if len(s) == 0 {
-		p = nil
-	}
-	for j := range c.nkeys {
-		if k := &c.keys[j]; k.p == p && k.n == len(s) {
-			c.used[k.i] = true
-			c.i32 = append(c.i32, k.i)
-			return
-		}
-	}
-	c.addNew(s, p)
+// noKeys are keys knowing no string.
+var noKeys = [strKeys]strKey{{n: -1}, {n: -1}, {n: -1}, {n: -1}}
+
+// known is the dictionary index of s, reported true, when s has the data
+// pointer and length of the string the page looked up last (lookup): then
+// it is that string (Go strings do not change, and keys keeps their bytes
+// alive), and its entry is marked used. Small enough to be inlined.
+func (c *pageColumn) known(s string) (int32, bool) {
+	k := &c.keys[0]
+	return k.i, k.p == unsafe.StringData(s) && k.n == len(s)
 }
 
-// addNew adds a colDict value by looking it up, the entry added when s is
-// new, and knows it by p, its data pointer, from then on (in place of the
-// oldest known when strKeys are).
-func (c *pageColumn) addNew(s string, p *byte) {
+// lookup is s's dictionary index, the entry added when s is new; it marks
+// the entry used by the page. The strings the page looked up are known by
+// their data pointer and length (keys), else s is looked up in the
+// dictionary. Either way s becomes the first key (known).
+func (c *pageColumn) lookup(s string) int32 {
+	p := unsafe.StringData(s)
 	i := int32(-1)
+	j := 1
+	for ; j < strKeys; j++ {
+		if k := &c.keys[j]; k.p == p && k.n == len(s) {
+			i = k.i
+			break
+		}
+	}
+	if i < 0 {
+		j = strKeys - 1 // the oldest key gives way
+		i = c.dictIndex(s)
+		c.used[i] = true
+	}
+	copy(c.keys[1:j+1], c.keys[:j])
+	c.keys[0] = strKey{p: p, n: len(s), i: i}
+	return i
+}
+
+// dictIndex is s's dictionary index, the entry added when s is new.
+func (c *pageColumn) dictIndex(s string) int32 {
 	if len(c.dictStrs) <= smallDict {
 		for j, e := range c.dictStrs {
 			if e == s {
-				i = int32(j)
-				break
+				return int32(j)
 			}
 		}
 	} else if j, ok := c.dict[s]; ok {
-		i = j
+		return j
 	}
-	if i < 0 {
-		i = int32(len(c.dictStrs))
-		c.dict[s] = i
-		c.dictStrs = append(c.dictStrs, s)
-		c.dictVals = append(c.dictVals, s...)
-		c.dictEnds = append(c.dictEnds, uint32(len(c.dictVals)))
-		c.used = append(c.used, false)
-	}
-	c.used[i] = true
-	c.i32 = append(c.i32, i)
-	if c.nkeys < strKeys {
-		c.nkeys++
-	}
-	copy(c.keys[1:c.nkeys], c.keys[:c.nkeys-1])
-	c.keys[0] = strKey{p: p, n: len(s), i: i}
+	i := int32(len(c.dictStrs))
+	c.dict[s] = i
+	c.dictStrs = append(c.dictStrs, s)
+	c.dictVals = append(c.dictVals, s...)
+	c.dictEnds = append(c.dictEnds, uint32(len(c.dictVals)))
+	c.used = append(c.used, false)
+	return i
 }
 
-// resetPage empties the current page (its values and bounds).
+// resetPage empties the current page (its values, bounds and the strings
+// known by pointer).
 func (c *pageColumn) resetPage() {
 	c.n, c.nbits = 0, 0
 	c.i32, c.i64, c.f64, c.bits, c.levels = c.i32[:0], c.i64[:0], c.f64[:0], c.bits[:0], c.levels[:0]
 	clear(c.used)
 	c.anyTrue, c.anyFalse = false, false
+	c.keys = noKeys // known again as the page uses them (lookup)
 }
 
 // reserve sizes c's page buffers for the most rows a page holds, so that

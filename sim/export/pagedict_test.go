@@ -92,7 +92,7 @@ func syncParquetLimit(t *testing.T, recs []sim.Record, limit int64) []byte {
 }
 
 // TestPageWriterStringsByPointer: the page writer knows strings by their
-// data pointer and length (pageColumn.addString); strings that share a
+// data pointer and length (pageColumn.known); strings that share a
 // data pointer but not a length (prefixes of one string), equal strings at
 // different pointers, empty strings with and without a pointer, and more
 // distinct strings in turn than it knows by pointer (strKeys), across pages

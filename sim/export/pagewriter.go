@@ -161,6 +161,8 @@ func (w *pageWriter) add(recs []sim.Record) {
 	c := w.cols
 	n := len(recs)
 	id := extend(&c[0].i64, n)
+	pool, cat := extend(&c[1].i32, n), extend(&c[3].i32, n)
+	reason, detail := extend(&c[21].i32, n), extend(&c[22].i32, n)
 	inst := extend(&c[2].i32, n)
 	in, out := extend(&c[12].i32, n), extend(&c[13].i32, n)
 	orig, est := extend(&c[14].i32, n), extend(&c[15].i32, n)
@@ -173,9 +175,17 @@ func (w *pageWriter) add(recs []sim.Record) {
 	for i := range recs {
 		r := &recs[i]
 		id[i] = r.ID
-		c[1].addString(r.Pool)
+		if x, ok := c[1].known(r.Pool); ok {
+			pool[i] = x
+		} else {
+			pool[i] = c[1].lookup(r.Pool)
+		}
 		inst[i] = r.Instance
-		c[3].addString(r.Category)
+		if x, ok := c[3].known(r.Category); ok {
+			cat[i] = x
+		} else {
+			cat[i] = c[3].lookup(r.Category)
+		}
 		arr[i] = r.ArrivalS
 		opt[0].addOptional(r.AdmitS)
 		opt[1].addOptional(r.FirstTokenS)
@@ -189,8 +199,16 @@ func (w *pageWriter) add(recs []sim.Record) {
 		c[18].addBool(r.Compressed)
 		c[19].addBool(r.Warmup)
 		c[20].addBool(r.Rejected)
-		c[21].addString(r.RejectedReason)
-		c[22].addString(r.RejectedDetail)
+		if x, ok := c[21].known(r.RejectedReason); ok {
+			reason[i] = x
+		} else {
+			reason[i] = c[21].lookup(r.RejectedReason)
+		}
+		if x, ok := c[22].known(r.RejectedDetail); ok {
+			detail[i] = x
+		} else {
+			detail[i] = c[22].lookup(r.RejectedDetail)
+		}
 	}
 	if w.ext {
 		w.addExt(recs)
@@ -466,7 +484,6 @@ func (w *pageWriter) endRowGroup() error {
 			clear(c.dict)
 			c.dictFull = false
 			c.dictStrs, c.dictVals, c.dictEnds, c.used = c.dictStrs[:0], c.dictVals[:0], c.dictEnds[:0], c.used[:0]
-			c.keys, c.nkeys = [strKeys]strKey{}, 0
 		}
 	}
 	w.inGroup = 0
