@@ -25,12 +25,14 @@ import (
 // column's page ends after the 64-row chunk, counted from the row group's
 // start, that brings its buffered size to pageBytes, as parquet-go measures
 // it), the same page headers, dictionaries, statistics, page index and
-// footer. It takes parquet-go's own value encodings, column indexers, page
-// bounds and thrift encoder; what it does itself is shred the records into
-// typed columns (parquet-go shreds Go structs through reflection-built
-// functions, row by row within each chunk) and keep the dictionaries.
-// TestParquetPipelineBytes, TestParquetEncoderAdversarial and
-// TestEncoderIrregularWrites compare its files with parquet-go's byte for
+// footer. It takes parquet-go's own value encodings, column indexers, the
+// integer pages' bounds and thrift encoder; what it does itself is shred
+// the records into typed columns (parquet-go shreds Go structs through
+// reflection-built functions, row by row within each chunk), keep the
+// dictionaries and take the bounds of the other pages (doubleBounds,
+// TestPageBoundsDouble). TestParquetPipelineBytes,
+// TestParquetEncoderAdversarial, TestEncoderIrregularWrites and
+// TestPageWriterRandomStreams compare its files with parquet-go's byte for
 // byte.
 type pageWriter struct {
 	out     *bufio.Writer
