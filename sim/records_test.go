@@ -55,8 +55,36 @@ type slotSink struct {
 }
 
 func (s *slotSink) Slot() *Record {
-	s.slot, s.lent = Record{ID: -7, Pool: "stale", TTFTS: 99, Rejected: true, RejectedDetail: "stale"}, true // what a reused slot may hold
+	s.slot, s.lent = staleRecord(), true // what a reused slot may hold
 	return &s.slot
+}
+
+// staleRecord is a record none of whose fields (Ext's included) is zero or
+// false: a record built in storage holding it shows any field it leaves
+// unset.
+func staleRecord() Record {
+	var r Record
+	var fill func(v reflect.Value)
+	fill = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Struct:
+			for i := range v.NumField() {
+				fill(v.Field(i))
+			}
+		case reflect.String:
+			v.SetString("stale")
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Int32, reflect.Int64:
+			v.SetInt(-7)
+		case reflect.Float64:
+			v.SetFloat(99)
+		default:
+			panic("staleRecord: a field of kind " + v.Kind().String())
+		}
+	}
+	fill(reflect.ValueOf(&r).Elem())
+	return r
 }
 
 func (s *slotSink) WriteSlot() error {
