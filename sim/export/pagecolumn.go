@@ -2,7 +2,6 @@ package export
 
 import (
 	"slices"
-	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
@@ -129,70 +128,6 @@ func (c *pageColumn) addOptional(x float64) {
 	c.f64 = c.f64[:len(c.f64)+int(def)]
 }
 
-// doubleBounds are the smallest and largest of xs (not empty) as
-// parquet-go's doublePage.Bounds finds them: NaN skipped, the first other
-// value the start, then v < lo and v > hi in order, so that of equal
-// values the first stays (which tells −0 from +0); xs[0] when all are NaN.
-// It takes them four lanes at a time with min and max, which need no
-// branch: they differ from that order only when a NaN is present (then the
-// order is followed: orderedBounds) and on zeros, −0 being the smaller: a
-// bound that is a zero is then the first zero of xs (every value before it
-// lies on the other side of it).
-func doubleBounds(xs []float64) (lo, hi float64) {
-	l0, l1, l2, l3 := xs[0], xs[0], xs[0], xs[0]
-	h0, h1, h2, h3 := l0, l1, l2, l3
-	i := 0
-	for ; i+4 <= len(xs); i += 4 {
-		v := xs[i : i+4 : i+4]
-		l0, h0 = min(l0, v[0]), max(h0, v[0])
-		l1, h1 = min(l1, v[1]), max(h1, v[1])
-		l2, h2 = min(l2, v[2]), max(h2, v[2])
-		l3, h3 = min(l3, v[3]), max(h3, v[3])
-	}
-	for _, v := range xs[i:] {
-		l0, h0 = min(l0, v), max(h0, v)
-	}
-	lo, hi = min(l0, l1, l2, l3), max(h0, h1, h2, h3)
-	if lo != lo || hi != hi { // a NaN
-		return orderedBounds(xs)
-	}
-	if lo == 0 || hi == 0 {
-		for _, v := range xs {
-			if v == 0 {
-				if lo == 0 {
-					lo = v
-				}
-				if hi == 0 {
-					hi = v
-				}
-				break
-			}
-		}
-	}
-	return lo, hi
-}
-
-// orderedBounds is doubleBounds value by value, in parquet-go's order.
-func orderedBounds(xs []float64) (lo, hi float64) {
-	i := 0
-	for i < len(xs) && xs[i] != xs[i] {
-		i++
-	}
-	if i == len(xs) {
-		return xs[0], xs[0]
-	}
-	lo, hi = xs[i], xs[i]
-	for _, v := range xs[i+1:] {
-		if v < lo {
-			lo = v
-		}
-		if v > hi {
-			hi = v
-		}
-	}
-	return lo, hi
-}
-
 // addBool adds a colBool value.
 func (c *pageColumn) addBool(b bool) {
 	if c.nbits%8 == 0 {
@@ -205,77 +140,6 @@ func (c *pageColumn) addBool(b bool) {
 		c.anyFalse = true
 	}
 	c.nbits++
-}
-
-// smallDict is the number of dictionary entries up to which dictIndex
-// looks a string up by comparing it with each, not through the map.
-const smallDict = 8
-
-// strKey is a string by its data pointer and length (-1: no string), and
-// its dictionary index.
-type strKey struct {
-	p *byte
-	n int
-	i int32
-}
-
-// strKeys is the number of strings a column knows by pointer.
-const strKeys = 4
-
-// noKeys are keys knowing no string.
-var noKeys = [strKeys]strKey{{n: -1}, {n: -1}, {n: -1}, {n: -1}}
-
-// known is the dictionary index of s, reported true, when s has the data
-// pointer and length of the string the page looked up last (lookup): then
-// it is that string (Go strings do not change, and keys keeps their bytes
-// alive), and its entry is marked used. Small enough to be inlined.
-func (c *pageColumn) known(s string) (int32, bool) {
-	k := &c.keys[0]
-	return k.i, k.p == unsafe.StringData(s) && k.n == len(s)
-}
-
-// lookup is s's dictionary index, the entry added when s is new; it marks
-// the entry used by the page. The strings the page looked up are known by
-// their data pointer and length (keys), else s is looked up in the
-// dictionary. Either way s becomes the first key (known).
-func (c *pageColumn) lookup(s string) int32 {
-	p := unsafe.StringData(s)
-	i := int32(-1)
-	j := 1
-	for ; j < strKeys; j++ {
-		if k := &c.keys[j]; k.p == p && k.n == len(s) {
-			i = k.i
-			break
-		}
-	}
-	if i < 0 {
-		j = strKeys - 1 // the oldest key gives way
-		i = c.dictIndex(s)
-		c.used[i] = true
-	}
-	copy(c.keys[1:j+1], c.keys[:j])
-	c.keys[0] = strKey{p: p, n: len(s), i: i}
-	return i
-}
-
-// dictIndex is s's dictionary index, the entry added when s is new.
-func (c *pageColumn) dictIndex(s string) int32 {
-	if len(c.dictStrs) <= smallDict {
-		for j, e := range c.dictStrs {
-			if e == s {
-				return int32(j)
-			}
-		}
-	} else if j, ok := c.dict[s]; ok {
-		return j
-	}
-	i := int32(len(c.dictStrs))
-	c.dict[s] = i
-	c.dictStrs = append(c.dictStrs, s)
-	c.dictVals = append(c.dictVals, s...)
-	c.dictEnds = append(c.dictEnds, uint32(len(c.dictVals)))
-	c.used = append(c.used, false)
-	return i
 }
 
 // resetPage empties the current page (its values, bounds and the strings
