@@ -69,8 +69,8 @@ func BenchmarkSketchAdd(b *testing.B) {
 	}
 }
 
-// TestSketchSums: the fleet's latency quantiles come from its pools'
-// sketches summed (acc.withPoolSketches for summary.json, sumQuantiles for
+// TestSketchSums: the fleet's latency quantiles (TTFT, TPOT, E2E, queue
+// wait: each from its own values) come from its pools' sketches summed (acc.withPoolSketches for summary.json, sumQuantiles for
 // the time series' fleet rows) instead of a sketch every completion was
 // added to; both give the quantiles of that one sketch (sketch.quantile,
 // windowSketch.quantile) exactly, on values split at random among 1 to 4
@@ -93,6 +93,9 @@ func TestSketchSums(t *testing.T) {
 		}
 		all, allW := newSketch(), windowSketch{s: newSketch()}
 		allW.reset()
+		// The other three sketches get other values (and tpot none when
+		// trial%3 == 0), so that one merged into another's place shows.
+		others := [3]sketch{newSketch(), newSketch(), newSketch()}
 		for range n {
 			v := math.Exp(rnd.NormFloat64()*3 - 3)
 			switch rnd.IntN(12) {
@@ -111,8 +114,24 @@ func TestSketchSums(t *testing.T) {
 			accs[k].ttft.add(v)
 			all.add(v)
 			allW.add(v)
+			m := &pools[rnd.IntN(npools)].m
+			for j, x := range [3]*sketch{&m.tpot, &m.e2e, &m.wait} {
+				if j == 0 && trial%3 == 0 {
+					continue
+				}
+				w := v * float64(3+4*j)
+				x.add(w)
+				others[j].add(w)
+			}
 		}
 		fleet := newAcc().withPoolSketches(pools)
+		for j, x := range [3]*sketch{&fleet.tpot, &fleet.e2e, &fleet.wait} {
+			for _, q := range qs {
+				if got, want := x.quantile(q), others[j].quantile(q); math.Float64bits(got) != math.Float64bits(want) {
+					t.Errorf("trial %d: sketch %d (tpot, e2e, wait) q=%v: summed pools' %v, one sketch %v", trial, j, q, got, want)
+				}
+			}
+		}
 		out := make([]float64, len(qs))
 		sumQuantiles(ws, qs, out)
 		for k, q := range qs {
