@@ -177,14 +177,15 @@ func (s *Stats) add(r *sim.Record) {
 // succeeds; Abort (or a failed Close) removes every trace of it.
 //
 // Encoding and compression run on a goroutine of their own: Write only
-// copies the record into a batch, and hands each full batch (batchRows
-// records) to the encoder over a bounded channel; batches are recycled, so
-// at most pipelineBatches are in flight and memory stays flat. The encoder
-// (pagewriter.go) shreds each batch into typed columns and writes the pages,
-// row groups and footer itself, byte for byte as parquet-go's GenericWriter
-// of Row structs writes them (TestParquetPipelineBytes,
-// TestParquetEncoderAdversarial). Write waits only when the encoder is
-// pipelineBatches behind.
+// copies the record into a batch (or, as a sim.SlotSink, Slot lends the
+// batch's next row to build the record in and WriteSlot takes it), and
+// hands each full batch (batchRows records) to the encoder over a bounded
+// channel; batches are recycled, so at most pipelineBatches are in flight
+// and memory stays flat. The encoder (pagewriter.go) shreds each batch into
+// typed columns and writes the pages, row groups and footer itself, byte
+// for byte as parquet-go's GenericWriter of Row structs writes them
+// (TestParquetPipelineBytes, TestParquetEncoderAdversarial). Write and
+// WriteSlot wait only when the encoder is pipelineBatches behind.
 type ParquetSink struct {
 	f     *atomicFile
 	w     rowWriter
