@@ -21,6 +21,22 @@ func newAcc() acc {
 	return acc{ttft: newSketch(), tpot: newSketch(), e2e: newSketch(), wait: newSketch()}
 }
 
+// withPoolSketches is the fleet's accumulator a with its latency sketches
+// set to the sums of the pools' (a new copy each call). The record side adds
+// a completion to its pool's sketches only: a sketch's counts are integers,
+// so the sum is count for count the sketch that every completion added to
+// would be.
+func (a acc) withPoolSketches(pools []*pool) acc {
+	a.ttft, a.tpot, a.e2e, a.wait = newSketch(), newSketch(), newSketch(), newSketch()
+	for _, p := range pools {
+		a.ttft.merge(&p.m.ttft)
+		a.tpot.merge(&p.m.tpot)
+		a.e2e.merge(&p.m.e2e)
+		a.wait.merge(&p.m.wait)
+	}
+	return a
+}
+
 // trend is a streaming least-squares fit y = a + b*x of the waiting count y
 // against time x, kept as centred sums so that memory does not grow.
 type trend struct {

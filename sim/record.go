@@ -40,3 +40,24 @@ type Record struct {
 type Sink interface {
 	Write(r *Record) error
 }
+
+// SlotSink is a Sink that lends the storage of the record it writes next,
+// so that a record can be built in place instead of being copied in by
+// Write. Run uses it only when the sink is also a ConcurrentSink and the
+// records are written on the record goroutine (recwriter.go), and there
+// for served requests only: each is one Slot call, the record built in its
+// storage, then one WriteSlot call, with no Write in between; rejected
+// requests still go through Write.
+type SlotSink interface {
+	Sink
+	// Slot returns storage for the next record, valid until WriteSlot. It
+	// may hold an earlier record: the caller sets every field (Ext's
+	// included). The sink neither reads it nor hands it on before
+	// WriteSlot; once the sink has failed, Slot still returns storage
+	// (which WriteSlot discards, returning the error).
+	Slot() *Record
+	// WriteSlot writes the record built in the storage Slot returned, as
+	// Write would write a copy of it (the same error included); the
+	// storage is the sink's again.
+	WriteSlot() error
+}

@@ -122,12 +122,18 @@ func (s *recSide) apply(e *recEntry) bool {
 		s.rec = *e.rej
 		return true
 	}
+	s.served(e, &s.rec)
+	return true
+}
+
+// served runs a served result's entry: its record, built in r, and the
+// accumulators.
+func (s *recSide) served(e *recEntry, r *Record) {
 	p := e.pool
 	adm, ft, fin := e.adm.Seconds(), e.first.Seconds(), e.fin.Seconds()
 	ap := e.arrival
-	// Field by field into s.rec: a composite literal would be built on the
+	// Field by field into r: a composite literal would be built on the
 	// stack and copied (about 200 bytes) on every served request.
-	r := &s.rec
 	*r = Record{}
 	r.ID = e.id
 	r.Pool = p.cfg.Name
@@ -159,8 +165,6 @@ func (s *recSide) apply(e *recEntry) bool {
 	if !e.warmup {
 		meets := (s.slo.TTFTS <= 0 || r.TTFTS <= s.slo.TTFTS) &&
 			(s.slo.TPOTS <= 0 || r.TPOTS <= s.slo.TPOTS)
-		iTTFT, iTPOT := sketchIndex(r.TTFTS), sketchIndex(r.TPOTS)
-		iE2E, iWait := sketchIndex(r.E2ES), sketchIndex(r.QueueWaitS)
 		for _, m := range [2]*acc{&p.m, s.fm} {
 			m.completed++
 			m.preemptions += int64(e.preemptions)
@@ -169,16 +173,18 @@ func (s *recSide) apply(e *recEntry) bool {
 			if meets {
 				m.sloMet++
 			}
-			m.ttft.addIndex(iTTFT)
-			m.tpot.addIndex(iTPOT)
-			m.e2e.addIndex(iE2E)
-			m.wait.addIndex(iWait)
 		}
+		// The pool's sketches only: the fleet's are their sum
+		// (acc.withPoolSketches).
+		m := &p.m
+		m.ttft.addIndex(sketchIndex(r.TTFTS))
+		m.tpot.addIndex(sketchIndex(r.TPOTS))
+		m.e2e.addIndex(sketchIndex(r.E2ES))
+		m.wait.addIndex(sketchIndex(r.QueueWaitS))
 	}
 	if fin > s.endTime {
 		s.endTime = fin
 	}
-	return true
 }
 
 // addBusy adds the slot time a served request spent inside the measurement
@@ -208,8 +214,13 @@ func (s *recSide) write() error {
 	if s.sink == nil {
 		return nil
 	}
-	if err := s.sink.Write(&s.rec); err != nil {
-		return fmt.Errorf("writing request %d: %w", s.rec.ID, err)
+	return writeErr(s.rec.ID, s.sink.Write(&s.rec))
+}
+
+// writeErr is the run's error for the sink's error err writing request id.
+func writeErr(id int64, err error) error {
+	if err != nil {
+		return fmt.Errorf("writing request %d: %w", id, err)
 	}
 	return nil
 }

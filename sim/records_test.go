@@ -45,6 +45,57 @@ func (s *concSink) Write(r *Record) error {
 	return s.memSink.Write(r)
 }
 
+// slotSink is a concSink that lends its storage (SlotSink): records are
+// built in it and then written as by Write (failing alike).
+type slotSink struct {
+	*concSink
+	slot  Record
+	lent  bool
+	slots int // records written through WriteSlot
+}
+
+func (s *slotSink) Slot() *Record {
+	s.slot, s.lent = staleRecord(), true // what a reused slot may hold
+	return &s.slot
+}
+
+// staleRecord is a record none of whose fields (Ext's included) is zero or
+// false: a record built in storage holding it shows any field it leaves
+// unset.
+func staleRecord() Record {
+	var r Record
+	var fill func(v reflect.Value)
+	fill = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Struct:
+			for i := range v.NumField() {
+				fill(v.Field(i))
+			}
+		case reflect.String:
+			v.SetString("stale")
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Int32, reflect.Int64:
+			v.SetInt(-7)
+		case reflect.Float64:
+			v.SetFloat(99)
+		default:
+			panic("staleRecord: a field of kind " + v.Kind().String())
+		}
+	}
+	fill(reflect.ValueOf(&r).Elem())
+	return r
+}
+
+func (s *slotSink) WriteSlot() error {
+	if !s.lent {
+		return errors.New("WriteSlot without Slot")
+	}
+	s.lent = false
+	s.slots++
+	return s.Write(&s.slot)
+}
+
 // underDeclared declares a tenth of the output it produces for every fifth
 // request: the length router sends some to a pool too short for them
 // (rejected as misrouted, or retried at a larger pool).
@@ -69,12 +120,26 @@ type recordsRun struct {
 }
 
 func runRecords(t *testing.T, cfg Config, n int, concurrent bool, failAt int, panics bool, dt float64) (out recordsRun, apart bool) {
+	return runRecordsSlots(t, cfg, n, concurrent, false, failAt, panics, dt)
+}
+
+// runRecordsSlots is runRecords, the concurrent sink a SlotSink when slots.
+func runRecordsSlots(t *testing.T, cfg Config, n int, concurrent, slots bool, failAt int, panics bool, dt float64) (out recordsRun, apart bool) {
 	t.Helper()
 	var sink Sink
 	cs := &concSink{failAt: failAt, panics: panics, caller: goid()}
-	if concurrent {
+	ss := &slotSink{concSink: cs}
+	defer func() {
+		if slots && out.err == "" && ss.slots == 0 {
+			t.Errorf("no record was written through WriteSlot")
+		}
+	}()
+	switch {
+	case concurrent && slots:
+		sink = ss
+	case concurrent:
 		sink = cs
-	} else {
+	default:
 		// The same sink, unmarked: the records are written in place.
 		sink = &struct{ Sink }{cs}
 	}
@@ -113,7 +178,8 @@ func runRecords(t *testing.T, cfg Config, n int, concurrent bool, failAt int, pa
 // requests (a full queue, misrouted ones retried), warm-up from none to
 // most, with and without a time series, an enforce-mode halt, a sink that
 // fails or panics mid-run; the writer's goroutine has ended when Run
-// returns, or panics. The records must really be written apart, and an
+// returns, or panics. A SlotSink, whose storage holds a stale record when
+// lent, gets the same records and errors built in it. The records must really be written apart, and an
 // autoscaled run (whose controller reads them) in place.
 func TestRecordsApartIdentical(t *testing.T) {
 	const n = 6000
@@ -153,6 +219,17 @@ func TestRecordsApartIdentical(t *testing.T) {
 	} {
 		want, _ := runRecords(t, c.cfg, n, false, c.failAt, c.panics, c.dt)
 		got, apart := runRecords(t, c.cfg, n, true, c.failAt, c.panics, c.dt)
+		// Built in a SlotSink's storage: the same again (a failed run's
+		// summary and series are discarded, and how far its series got
+		// depends on when the simulation saw the failure).
+		slotted, _ := runRecordsSlots(t, c.cfg, n, true, true, c.failAt, c.panics, c.dt)
+		if c.want != "" {
+			slotted.sum, slotted.series = got.sum, got.series
+		}
+		if !reflect.DeepEqual(slotted, got) {
+			t.Errorf("%s: through Slot and WriteSlot: %d records, error %q; through Write %d, %q (or they differ)",
+				c.name, len(slotted.recs), slotted.err, len(got.recs), got.err)
+		}
 		rej := 0
 		for _, r := range want.recs {
 			if r.Rejected {

@@ -17,6 +17,7 @@ import (
 // run's.
 type recWriter struct {
 	rs     *recSide
+	slots  SlotSink // rs.sink when it is one
 	todo   chan *recBatch
 	free   chan *recBatch
 	done   chan struct{}
@@ -53,6 +54,7 @@ func newRecWriter(rs *recSide) *recWriter {
 		free: make(chan *recBatch, recBatches),
 		done: make(chan struct{}),
 	}
+	w.slots, _ = rs.sink.(SlotSink)
 	for range recBatches - 1 {
 		w.free <- &recBatch{ents: make([]recEntry, recBatchLen)}
 	}
@@ -82,11 +84,23 @@ func (w *recWriter) apply(b *recBatch) {
 			w.failed.Store(true)
 		}
 	}()
+	slots := w.slots
 	for i := range b.ents[:b.n] {
-		if !w.rs.apply(&b.ents[i]) {
+		e := &b.ents[i]
+		var err error
+		switch {
+		case slots != nil && e.kind == entServed:
+			// Built in the sink's storage, not copied there by Write.
+			r := slots.Slot()
+			w.rs.served(e, r)
+			id := r.ID
+			err = writeErr(id, slots.WriteSlot())
+		case !w.rs.apply(e):
 			continue
+		default:
+			err = w.rs.write()
 		}
-		if err := w.rs.write(); err != nil {
+		if err != nil {
 			w.err = err
 			w.failed.Store(true)
 			return

@@ -916,7 +916,8 @@ func (f *fleet) summary() *Summary {
 		instances += p.cfg.Count
 		capacity += p.ecfg.MaxSeqs * p.cfg.Count
 	}
-	s.Fleet = f.fm.metrics(gpus, 0, capacity, w)
+	fm := f.fm.withPoolSketches(f.pools) // metrics.go
+	s.Fleet = fm.metrics(gpus, 0, capacity, w)
 	if instances != gpus {
 		s.Fleet.Instances = instances
 	}

@@ -78,6 +78,15 @@ func (s *sketch) addIndex(i int) {
 // add records v; NaN is ignored, values below SketchMinS count as 0.
 func (s *sketch) add(v float64) { s.addIndex(sketchIndex(v)) }
 
+// merge adds o's values to s.
+func (s *sketch) merge(o *sketch) {
+	for i, c := range o.counts {
+		s.counts[i] += c
+	}
+	s.zero += o.zero
+	s.n += o.n
+}
+
 // quantile returns the q-quantile (0 < q <= 1) in the lower empirical sense:
 // the value of rank ceil(q*n) among the n values, within relative error
 // SketchRelativeError. It returns NaN for an empty sketch (no data).
@@ -101,12 +110,17 @@ func (s *sketch) rankIn(rank uint64, lo, hi int) float64 {
 	for i := lo; i <= hi; i++ {
 		seen += s.counts[i]
 		if seen >= rank {
-			exp := i>>sketchSubBits + sketchMinExp
-			sub := i & (sketchSub - 1)
-			return math.Ldexp(1+(float64(sub)+0.5)/sketchSub, exp)
+			return bucketValue(i)
 		}
 	}
 	return SketchMaxS
+}
+
+// bucketValue is the value a quantile in bucket i reports: its midpoint.
+func bucketValue(i int) float64 {
+	exp := i>>sketchSubBits + sketchMinExp
+	sub := i & (sketchSub - 1)
+	return math.Ldexp(1+(float64(sub)+0.5)/sketchSub, exp)
 }
 
 func (s *sketch) quantiles() Quantiles {

@@ -68,3 +68,79 @@ func BenchmarkSketchAdd(b *testing.B) {
 		v *= 1.0001
 	}
 }
+
+// TestSketchSums: the fleet's latency quantiles (TTFT, TPOT, E2E, queue
+// wait: each from its own values) come from its pools' sketches summed (acc.withPoolSketches for summary.json, sumQuantiles for
+// the time series' fleet rows) instead of a sketch every completion was
+// added to; both give the quantiles of that one sketch (sketch.quantile,
+// windowSketch.quantile) exactly, on values split at random among 1 to 4
+// pools: zeros (below SketchMinS), NaN (not recorded), values past
+// SketchMaxS, a pool with no value, all values in one pool, none at all.
+func TestSketchSums(t *testing.T) {
+	rnd := workload.NewRand(7, workload.StreamPlanner)
+	qs := []float64{0.001, 0.01, 0.5, 0.9, 0.99, 1}
+	for trial := range 300 {
+		npools := 1 + rnd.IntN(4)
+		n := []int{0, 1, 2, 10, 1000}[rnd.IntN(5)]
+		pools := make([]*pool, npools)
+		accs := make([]seriesAcc, npools)
+		ws := make([]*windowSketch, npools)
+		for i := range pools {
+			pools[i] = &pool{m: newAcc()}
+			accs[i].ttft = windowSketch{s: newSketch()}
+			accs[i].ttft.reset()
+			ws[i] = &accs[i].ttft
+		}
+		all, allW := newSketch(), windowSketch{s: newSketch()}
+		allW.reset()
+		// The other three sketches get other values (and tpot none when
+		// trial%3 == 0), so that one merged into another's place shows.
+		others := [3]sketch{newSketch(), newSketch(), newSketch()}
+		for range n {
+			v := math.Exp(rnd.NormFloat64()*3 - 3)
+			switch rnd.IntN(12) {
+			case 0:
+				v = 0
+			case 1:
+				v = math.NaN()
+			case 2:
+				v = 1e9
+			}
+			k := rnd.IntN(npools)
+			if trial%5 == 0 {
+				k = 0
+			}
+			pools[k].m.ttft.add(v)
+			accs[k].ttft.add(v)
+			all.add(v)
+			allW.add(v)
+			m := &pools[rnd.IntN(npools)].m
+			for j, x := range [3]*sketch{&m.tpot, &m.e2e, &m.wait} {
+				if j == 0 && trial%3 == 0 {
+					continue
+				}
+				w := v * float64(3+4*j)
+				x.add(w)
+				others[j].add(w)
+			}
+		}
+		fleet := newAcc().withPoolSketches(pools)
+		for j, x := range [3]*sketch{&fleet.tpot, &fleet.e2e, &fleet.wait} {
+			for _, q := range qs {
+				if got, want := x.quantile(q), others[j].quantile(q); math.Float64bits(got) != math.Float64bits(want) {
+					t.Errorf("trial %d: sketch %d (tpot, e2e, wait) q=%v: summed pools' %v, one sketch %v", trial, j, q, got, want)
+				}
+			}
+		}
+		out := make([]float64, len(qs))
+		sumQuantiles(ws, qs, out)
+		for k, q := range qs {
+			if got, want := fleet.ttft.quantile(q), all.quantile(q); math.Float64bits(got) != math.Float64bits(want) {
+				t.Errorf("trial %d (%d values, %d pools) q=%v: summed pools' sketches %v, one sketch %v", trial, n, npools, q, got, want)
+			}
+			if got, want := out[k], allW.quantile(q); math.Float64bits(got) != math.Float64bits(want) {
+				t.Errorf("trial %d (%d values, %d pools) q=%v: sumQuantiles %v, one window sketch %v", trial, n, npools, q, got, want)
+			}
+		}
+	}
+}

@@ -128,7 +128,9 @@ type series struct {
 	busy bool // stepping to a boundary (the step it makes must not recurse)
 	sink SeriesSink
 	acc  []seriesAcc // per pool, then the fleet
-	rows []SeriesRow
+	// The pools' window sketches, whose sums are the fleet's.
+	ttfts, tpots []*windowSketch
+	rows         []SeriesRow
 }
 
 // seriesAcc accumulates one pool's (or the fleet's) open interval.
@@ -164,6 +166,41 @@ func (w *windowSketch) quantile(q float64) float64 {
 	return w.s.rankIn(rank, w.lo, w.hi)
 }
 
+// sumQuantiles sets out[k] to the qs[k]-quantile (qs ascending) of the
+// sum of the window sketches ws, as windowSketch.quantile of one sketch
+// holding all their values gives it (NaN when they hold none): bucket by
+// bucket its counts are the sums of theirs. One pass serves every quantile.
+func sumQuantiles(ws []*windowSketch, qs, out []float64) {
+	var n, zero uint64
+	lo, hi := sketchBuckets, -1
+	for _, w := range ws {
+		n, zero = n+w.s.n, zero+w.s.zero
+		lo, hi = min(lo, w.lo), max(hi, w.hi)
+	}
+	if n == 0 {
+		for k := range out {
+			out[k] = math.NaN()
+		}
+		return
+	}
+	rank := func(q float64) uint64 { return min(max(uint64(math.Ceil(q*float64(n))), 1), n) }
+	k, seen := 0, zero
+	for ; k < len(qs) && seen >= rank(qs[k]); k++ {
+		out[k] = 0
+	}
+	for b := lo; b <= hi && k < len(qs); b++ {
+		for _, w := range ws {
+			seen += w.s.counts[b]
+		}
+		for ; k < len(qs) && seen >= rank(qs[k]); k++ {
+			out[k] = bucketValue(b)
+		}
+	}
+	for ; k < len(qs); k++ {
+		out[k] = SketchMaxS
+	}
+}
+
 func (w *windowSketch) reset() {
 	if w.lo <= w.hi {
 		clear(w.s.counts[w.lo : w.hi+1])
@@ -187,10 +224,12 @@ func newSeries(o SeriesOptions, pools []*pool) (*series, error) {
 	}
 	s.rows[len(pools)].Pool, s.rows[len(pools)].PoolIndex = SeriesFleet, -1
 	for i := range s.acc {
-		s.acc[i].ttft = windowSketch{s: newSketch()}
-		s.acc[i].ttft.reset()
-		s.acc[i].tpot = windowSketch{s: newSketch()}
-		s.acc[i].tpot.reset()
+		a := &s.acc[i]
+		a.ttft.lo, a.ttft.hi, a.tpot.lo, a.tpot.hi = sketchBuckets, -1, sketchBuckets, -1 // empty
+		if i < len(pools) {                                                               // the fleet's stay empty: fill sums the pools'
+			a.ttft.s, a.tpot.s = newSketch(), newSketch()
+			s.ttfts, s.tpots = append(s.ttfts, &a.ttft), append(s.tpots, &a.tpot)
+		}
 	}
 	return s, nil
 }
@@ -210,27 +249,22 @@ func (f *fleet) seriesArrive(p *pool, warmup bool) {
 
 // seriesRecord counts a record leaving the fleet from pool p (every record
 // is counted once, as it is handed to the record side): rejected, or served
-// with the given TTFT and TPOT, s.
+// with the given TTFT and TPOT, s. It counts it in the pool's row only: the
+// fleet's completions, rejections and sketches are the sums of the pools'
+// (fill).
 func (f *fleet) seriesRecord(p *pool, rejected bool, ttft, tpot float64) {
-	s := f.ts
-	accs := [2]*seriesAcc{&s.acc[p.order], &s.acc[len(s.acc)-1]}
+	a := &f.ts.acc[p.order]
 	if rejected {
-		for _, a := range accs {
-			a.rejections++
-		}
+		a.rejections++
 		return
 	}
 	slo := &f.cfg.SLO
-	met := (slo.TTFTS <= 0 || ttft <= slo.TTFTS) && (slo.TPOTS <= 0 || tpot <= slo.TPOTS)
-	iTTFT, iTPOT := sketchIndex(ttft), sketchIndex(tpot)
-	for _, a := range accs {
-		a.completions++
-		a.ttft.addIndex(iTTFT)
-		a.tpot.addIndex(iTPOT)
-		if met {
-			a.met++
-		}
+	if (slo.TTFTS <= 0 || ttft <= slo.TTFTS) && (slo.TPOTS <= 0 || tpot <= slo.TPOTS) {
+		a.met++
 	}
+	a.completions++
+	a.ttft.addIndex(sketchIndex(ttft))
+	a.tpot.addIndex(sketchIndex(tpot))
 }
 
 // seriesUpTo steps the fleet to every unsampled boundary at or before t and
@@ -306,6 +340,20 @@ func (f *fleet) seriesSample(b float64) {
 func (s *series) fill(f *fleet, end float64) {
 	fleet := &s.rows[len(s.rows)-1]
 	*fleet = SeriesRow{Pool: SeriesFleet, PoolIndex: -1}
+	// The fleet's counts and quantiles from the pools' (seriesRecord), read
+	// before the loop resets them.
+	pools := s.acc[:len(s.acc)-1]
+	fa := &s.acc[len(s.acc)-1]
+	for i := range pools {
+		a := &pools[i]
+		fa.completions += a.completions
+		fa.rejections += a.rejections
+		fa.met += a.met
+	}
+	var ttft [2]float64
+	var tpot [1]float64
+	sumQuantiles(s.ttfts, []float64{0.50, 0.99}, ttft[:])
+	sumQuantiles(s.tpots, []float64{0.99}, tpot[:])
 	for i := range s.rows {
 		r := &s.rows[i]
 		if i < len(f.pools) {
@@ -323,8 +371,13 @@ func (s *series) fill(f *fleet, end float64) {
 		r.Interval, r.StartS, r.EndS = s.k, float64(s.k)*s.dt, end
 		r.Arrivals, r.WarmupArrivals = a.arrivals, a.warmup
 		r.Completions, r.Rejections = a.completions, a.rejections
-		r.TTFTP50S, r.TTFTP99S = a.ttft.quantile(0.50), a.ttft.quantile(0.99)
-		r.TPOTP99S, r.SLOAttainment = a.tpot.quantile(0.99), math.NaN()
+		if a == fa {
+			r.TTFTP50S, r.TTFTP99S, r.TPOTP99S = ttft[0], ttft[1], tpot[0]
+		} else {
+			r.TTFTP50S, r.TTFTP99S = a.ttft.quantile(0.50), a.ttft.quantile(0.99)
+			r.TPOTP99S = a.tpot.quantile(0.99)
+		}
+		r.SLOAttainment = math.NaN()
 		if a.completions > 0 {
 			r.SLOAttainment = float64(a.met) / float64(a.completions)
 		}

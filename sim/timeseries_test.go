@@ -207,3 +207,55 @@ func TestWindowSketch(t *testing.T) {
 		}
 	}
 }
+
+// TestSeriesFleetQuantiles: the fleet rows' TTFT P50 and P99 and TPOT P99
+// (sumQuantiles over the pools' window sketches) are, with one pool, that
+// pool's row's, bit for bit; with two, each lies between the pools' (a
+// quantile of the union of two samples lies between theirs), and is NaN
+// exactly when no request completed in the interval.
+func TestSeriesFleetQuantiles(t *testing.T) {
+	for _, npools := range []int{1, 2} {
+		cfg := PapersDefaults()
+		cfg.Timing = "kv"
+		cfg.Workload.Requests = 20_000
+		if npools == 1 {
+			cfg.Pools = cfg.Pools[1:] // long: serves every request
+		}
+		_, _, rows := runSeries(t, cfg, 0.25)
+		np := npools + 1
+		checked := 0
+		for k := 0; k+np <= len(rows); k += np {
+			pools, fleet := rows[k:k+npools], rows[k+npools]
+			if fleet.PoolIndex != -1 {
+				t.Fatalf("row %d: pool index %d, want the fleet's", k+npools, fleet.PoolIndex)
+			}
+			for _, q := range []struct {
+				name string
+				of   func(r *SeriesRow) float64
+			}{
+				{"TTFT P50", func(r *SeriesRow) float64 { return r.TTFTP50S }},
+				{"TTFT P99", func(r *SeriesRow) float64 { return r.TTFTP99S }},
+				{"TPOT P99", func(r *SeriesRow) float64 { return r.TPOTP99S }},
+			} {
+				got := q.of(&fleet)
+				lo, hi := math.Inf(1), math.Inf(-1)
+				for i := range pools {
+					if v := q.of(&pools[i]); pools[i].Completions > 0 {
+						lo, hi = min(lo, v), max(hi, v)
+					}
+				}
+				if npools == 1 && math.Float64bits(got) != math.Float64bits(q.of(&pools[0])) ||
+					fleet.Completions == 0 && !math.IsNaN(got) || fleet.Completions > 0 && !(got >= lo && got <= hi) {
+					t.Fatalf("%d pools, interval %d: the fleet's %s %v with %d completions; the pools' in [%v, %v]",
+						npools, fleet.Interval, q.name, got, fleet.Completions, lo, hi)
+				}
+				if fleet.Completions > 0 {
+					checked++
+				}
+			}
+		}
+		if checked < 100 {
+			t.Errorf("%d pools: %d quantiles checked, want many", npools, checked)
+		}
+	}
+}

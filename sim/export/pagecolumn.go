@@ -1,7 +1,7 @@
 package export
 
 import (
-	"math"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
@@ -35,6 +35,11 @@ type pageColumn struct {
 	nbits  int       // colBool: values in bits
 	levels []byte    // colOptional definition levels (0: NULL)
 	used   []bool    // colDict: the entries the page refers to
+
+	anyTrue, anyFalse bool // colBool: the page holds a true, a false
+	// colDict: strings the page used, known by their data pointer and
+	// length (known, lookup), the one looked up last first.
+	keys [strKeys]strKey
 
 	// The dictionary (colDict) of the current row group.
 	dict     map[string]int32
@@ -97,14 +102,30 @@ func (k colKind) fits(n parquet.Node) bool {
 	}
 }
 
-// addOptional adds a colOptional value: NULL when x is NaN or infinite.
+// extend lengthens *s by n elements and returns them.
+func extend[T any](s *[]T, n int) []T {
+	l := len(*s)
+	*s = slices.Grow(*s, n)[:l+n]
+	return (*s)[l:]
+}
+
+// open makes room in a colOptional page for n more rows, added by
+// addOptional.
+func (c *pageColumn) open(n int) {
+	c.f64 = slices.Grow(c.f64, n)
+	c.levels = slices.Grow(c.levels, n)
+}
+
+// addOptional adds a colOptional value (after open): NULL when x is NaN or
+// infinite.
 func (c *pageColumn) addOptional(x float64) {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		c.levels = append(c.levels, 0)
-		return
+	def := byte(0)
+	if x-x == 0 { // finite: x-x is NaN for NaN and ±Inf
+		def = 1
 	}
-	c.levels = append(c.levels, 1)
-	c.f64 = append(c.f64, x)
+	c.levels = append(c.levels, def)
+	c.f64[:cap(c.f64)][len(c.f64)] = x
+	c.f64 = c.f64[:len(c.f64)+int(def)]
 }
 
 // addBool adds a colBool value.
@@ -114,38 +135,21 @@ func (c *pageColumn) addBool(b bool) {
 	}
 	if b {
 		c.bits[c.nbits/8] |= 1 << (c.nbits % 8)
+		c.anyTrue = true
+	} else {
+		c.anyFalse = true
 	}
 	c.nbits++
 }
 
-// smallDict is the number of dictionary entries up to which addString
-// looks a string up by comparing it with each, not through the map.
-const smallDict = 8
-
-// addString adds a colDict value: its dictionary index, the entry added
-// when s is new.
-func (c *pageColumn) addString(s string) {
-	i := int32(-1)
-	if len(c.dictStrs) <= smallDict {
-		for j, e := range c.dictStrs {
-			if e == s {
-				i = int32(j)
-				break
-			}
-		}
-	} else if j, ok := c.dict[s]; ok {
-		i = j
-	}
-	if i < 0 {
-		i = int32(len(c.dictStrs))
-		c.dict[s] = i
-		c.dictStrs = append(c.dictStrs, s)
-		c.dictVals = append(c.dictVals, s...)
-		c.dictEnds = append(c.dictEnds, uint32(len(c.dictVals)))
-		c.used = append(c.used, false)
-	}
-	c.used[i] = true
-	c.i32 = append(c.i32, i)
+// resetPage empties the current page (its values, bounds and the strings
+// known by pointer).
+func (c *pageColumn) resetPage() {
+	c.n, c.nbits = 0, 0
+	c.i32, c.i64, c.f64, c.bits, c.levels = c.i32[:0], c.i64[:0], c.f64[:0], c.bits[:0], c.levels[:0]
+	clear(c.used)
+	c.anyTrue, c.anyFalse = false, false
+	c.keys = noKeys // known again as the page uses them (lookup)
 }
 
 // reserve sizes c's page buffers for the most rows a page holds, so that
@@ -218,17 +222,15 @@ func (c *pageColumn) bounds() (lo, hi parquet.Value, ok bool) {
 	case colInt32:
 		return c.typ.NewPage(0, len(c.i32), encoding.Int32Values(c.i32)).Bounds()
 	case colDouble, colOptional:
-		return c.typ.NewPage(0, len(c.f64), encoding.DoubleValues(c.f64)).Bounds()
-	case colBool:
-		hasFalse, hasTrue := false, false
-		for i := range c.n {
-			if c.bits[i/8]>>(i%8)&1 != 0 {
-				hasTrue = true
-			} else {
-				hasFalse = true
-			}
+		if len(c.f64) == 0 {
+			return parquet.Value{}, parquet.Value{}, false
 		}
-		return parquet.BooleanValue(!hasFalse), parquet.BooleanValue(hasTrue), c.n > 0
+		lo, hi := doubleBounds(c.f64)
+		// Level(0, 0, 0): the column index a page of column 0 gives its
+		// values (the page writer's pages are made as column 0's).
+		return parquet.DoubleValue(lo).Level(0, 0, 0), parquet.DoubleValue(hi).Level(0, 0, 0), true
+	case colBool:
+		return parquet.BooleanValue(!c.anyFalse), parquet.BooleanValue(c.anyTrue), c.n > 0
 	default: // colDict: compared as strings, like parquet-go's dictionary
 		lo, hi := -1, -1
 		for i, u := range c.used {

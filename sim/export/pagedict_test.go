@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,4 +89,47 @@ func TestPageWriterDictionaryLimit(t *testing.T) {
 func syncParquetLimit(t *testing.T, recs []sim.Record, limit int64) []byte {
 	opts := append(parquetOptions(FileInfo{}), parquet.DictionaryMaxBytes(limit))
 	return syncGeneric(t, recs, opts, func(b *extRowBuf) Row { return b.Row })
+}
+
+// TestPageWriterStringsByPointer: the page writer knows strings by their
+// data pointer and length (pageColumn.known); strings that share a
+// data pointer but not a length (prefixes of one string), equal strings at
+// different pointers, empty strings with and without a pointer, and more
+// distinct strings in turn than it knows by pointer (strKeys), across pages
+// and row groups, give the bytes of parquet-go's writer.
+func TestPageWriterStringsByPointer(t *testing.T) {
+	base := strings.Repeat("pool-category-", 4)
+	var prefixes []string
+	for n := range 12 {
+		prefixes = append(prefixes, base[:n]) // n = 0: empty, with a pointer
+	}
+	copies := []string{strings.Clone("short"), strings.Clone("short"), "short", string([]byte("short"))}
+	recs := testRecords(RowGroupRows + 3000)
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i := range recs {
+		r := &recs[i]
+		switch i / 5000 % 3 {
+		case 0:
+			r.Pool, r.Category = prefixes[rng.IntN(len(prefixes))], prefixes[i%len(prefixes)]
+		case 1:
+			r.Pool, r.Category = copies[rng.IntN(len(copies))], prefixes[rng.IntN(2)]
+		}
+		r.RejectedReason = prefixes[rng.IntN(3)]
+		if rng.IntN(2) == 0 {
+			r.RejectedDetail = ""
+		} else {
+			r.RejectedDetail = base[:0]
+		}
+	}
+	for _, ext := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "r.parquet")
+		writeParquetInfo(t, path, FileInfo{Extended: ext}, recs)
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := syncParquetOf(t, recs, ext); !bytes.Equal(got, want) {
+			t.Errorf("extended %v: %d bytes, parquet-go's writer %d", ext, len(got), len(want))
+		}
+	}
 }

@@ -25,12 +25,14 @@ import (
 // column's page ends after the 64-row chunk, counted from the row group's
 // start, that brings its buffered size to pageBytes, as parquet-go measures
 // it), the same page headers, dictionaries, statistics, page index and
-// footer. It takes parquet-go's own value encodings, column indexers, page
-// bounds and thrift encoder; what it does itself is shred the records into
-// typed columns (parquet-go shreds Go structs through reflection-built
-// functions, row by row within each chunk) and keep the dictionaries.
-// TestParquetPipelineBytes, TestParquetEncoderAdversarial and
-// TestEncoderIrregularWrites compare its files with parquet-go's byte for
+// footer. It takes parquet-go's own value encodings, column indexers, the
+// integer pages' bounds and thrift encoder; what it does itself is shred
+// the records into typed columns (parquet-go shreds Go structs through
+// reflection-built functions, row by row within each chunk), keep the
+// dictionaries and take the bounds of the other pages (doubleBounds,
+// TestPageBoundsDouble). TestParquetPipelineBytes,
+// TestParquetEncoderAdversarial, TestEncoderIrregularWrites and
+// TestPageWriterRandomStreams compare its files with parquet-go's byte for
 // byte.
 type pageWriter struct {
 	out     *bufio.Writer
@@ -123,6 +125,7 @@ func newPageWriter(f *atomicFile, info FileInfo) (*pageWriter, error) {
 		c.meta = format.ColumnMetaData{Type: format.Type(typ.Kind()), Encoding: encs, PathInSchema: path,
 			Codec: format.Zstd}
 		c.reserve()
+		c.resetPage()
 		w.cols = append(w.cols, c)
 	}
 	return w, nil
@@ -154,44 +157,80 @@ func (w *pageWriter) write(recs []sim.Record) error {
 	return nil
 }
 
-// add appends recs to the columns' pages.
+// add appends recs (at most chunkRows of them) to the columns' pages, row
+// by row: the records are read once, in order.
 func (w *pageWriter) add(recs []sim.Record) {
 	c := w.cols
+	n := len(recs)
+	id := extend(&c[0].i64, n)
+	pool, cat := extend(&c[1].i32, n), extend(&c[3].i32, n)
+	reason, detail := extend(&c[21].i32, n), extend(&c[22].i32, n)
+	inst := extend(&c[2].i32, n)
+	in, out := extend(&c[12].i32, n), extend(&c[13].i32, n)
+	orig, est := extend(&c[14].i32, n), extend(&c[15].i32, n)
+	pre, ret := extend(&c[16].i32, n), extend(&c[17].i32, n)
+	arr := extend(&c[4].f64, n)
+	opt := c[5:12]
+	for _, o := range opt {
+		o.open(n)
+	}
 	for i := range recs {
 		r := &recs[i]
-		c[0].i64 = append(c[0].i64, r.ID)
-		c[1].addString(r.Pool)
-		c[2].i32 = append(c[2].i32, r.Instance)
-		c[3].addString(r.Category)
-		c[4].f64 = append(c[4].f64, r.ArrivalS)
-		c[5].addOptional(r.AdmitS)
-		c[6].addOptional(r.FirstTokenS)
-		c[7].addOptional(r.FinishS)
-		c[8].addOptional(r.QueueWaitS)
-		c[9].addOptional(r.TTFTS)
-		c[10].addOptional(r.TPOTS)
-		c[11].addOptional(r.E2ES)
-		c[12].i32 = append(c[12].i32, r.InputTokens)
-		c[13].i32 = append(c[13].i32, r.OutputTokens)
-		c[14].i32 = append(c[14].i32, r.OriginalInputTokens)
-		c[15].i32 = append(c[15].i32, r.EstimatedTokens)
-		c[16].i32 = append(c[16].i32, r.Preemptions)
-		c[17].i32 = append(c[17].i32, r.Retries)
+		id[i] = r.ID
+		if x, ok := c[1].known(r.Pool); ok {
+			pool[i] = x
+		} else {
+			pool[i] = c[1].lookup(r.Pool)
+		}
+		inst[i] = r.Instance
+		if x, ok := c[3].known(r.Category); ok {
+			cat[i] = x
+		} else {
+			cat[i] = c[3].lookup(r.Category)
+		}
+		arr[i] = r.ArrivalS
+		opt[0].addOptional(r.AdmitS)
+		opt[1].addOptional(r.FirstTokenS)
+		opt[2].addOptional(r.FinishS)
+		opt[3].addOptional(r.QueueWaitS)
+		opt[4].addOptional(r.TTFTS)
+		opt[5].addOptional(r.TPOTS)
+		opt[6].addOptional(r.E2ES)
+		in[i], out[i], orig[i], est[i] = r.InputTokens, r.OutputTokens, r.OriginalInputTokens, r.EstimatedTokens
+		pre[i], ret[i] = r.Preemptions, r.Retries
 		c[18].addBool(r.Compressed)
 		c[19].addBool(r.Warmup)
 		c[20].addBool(r.Rejected)
-		c[21].addString(r.RejectedReason)
-		c[22].addString(r.RejectedDetail)
-		if w.ext {
-			x := &r.Ext
-			c[23].i32 = append(c[23].i32, x.CachedTokens)
-			c[24].i32 = append(c[24].i32, x.PrefillInstance)
-			c[25].i32 = append(c[25].i32, x.DecodeInstance)
-			c[26].addOptional(x.KVTransferS)
+		if x, ok := c[21].known(r.RejectedReason); ok {
+			reason[i] = x
+		} else {
+			reason[i] = c[21].lookup(r.RejectedReason)
+		}
+		if x, ok := c[22].known(r.RejectedDetail); ok {
+			detail[i] = x
+		} else {
+			detail[i] = c[22].lookup(r.RejectedDetail)
 		}
 	}
+	if w.ext {
+		w.addExt(recs)
+	}
 	for _, c := range c {
-		c.n += len(recs)
+		c.n += n
+	}
+}
+
+// addExt appends the RecordExt columns of recs.
+func (w *pageWriter) addExt(recs []sim.Record) {
+	c := w.cols
+	n := len(recs)
+	cached, pre, dec := extend(&c[23].i32, n), extend(&c[24].i32, n), extend(&c[25].i32, n)
+	kv := c[26]
+	kv.open(n)
+	for i := range recs {
+		x := &recs[i].Ext
+		cached[i], pre[i], dec[i] = x.CachedTokens, x.PrefillInstance, x.DecodeInstance
+		kv.addOptional(x.KVTransferS)
 	}
 }
 
@@ -320,9 +359,7 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 	}
 	c.addSizes(headerLen+hdr.UncompressedPageSize, compressed, format.DataPageV2, c.encoding())
 
-	c.n, c.nbits = 0, 0
-	c.i32, c.i64, c.f64, c.bits, c.levels = c.i32[:0], c.i64[:0], c.f64[:0], c.bits[:0], c.levels[:0]
-	clear(c.used)
+	c.resetPage()
 	return nil
 }
 

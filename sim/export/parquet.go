@@ -177,14 +177,15 @@ func (s *Stats) add(r *sim.Record) {
 // succeeds; Abort (or a failed Close) removes every trace of it.
 //
 // Encoding and compression run on a goroutine of their own: Write only
-// copies the record into a batch, and hands each full batch (batchRows
-// records) to the encoder over a bounded channel; batches are recycled, so
-// at most pipelineBatches are in flight and memory stays flat. The encoder
-// (pagewriter.go) shreds each batch into typed columns and writes the pages,
-// row groups and footer itself, byte for byte as parquet-go's GenericWriter
-// of Row structs writes them (TestParquetPipelineBytes,
-// TestParquetEncoderAdversarial). Write waits only when the encoder is
-// pipelineBatches behind.
+// copies the record into a batch (or, as a sim.SlotSink, Slot lends the
+// batch's next row to build the record in and WriteSlot takes it), and
+// hands each full batch (batchRows records) to the encoder over a bounded
+// channel; batches are recycled, so at most pipelineBatches are in flight
+// and memory stays flat. The encoder (pagewriter.go) shreds each batch into
+// typed columns and writes the pages, row groups and footer itself, byte
+// for byte as parquet-go's GenericWriter of Row structs writes them
+// (TestParquetPipelineBytes, TestParquetEncoderAdversarial). Write and
+// WriteSlot wait only when the encoder is pipelineBatches behind.
 type ParquetSink struct {
 	f     *atomicFile
 	w     rowWriter
@@ -199,6 +200,7 @@ type ParquetSink struct {
 	failed atomic.Bool
 	abort  atomic.Bool // Abort called: the encoder skips the footer
 	closed bool        // todo closed
+	spare  sim.Record  // Slot's storage once failed or closed
 }
 
 // pipelineBatches is the number of full batches the encoder may lag behind
@@ -332,6 +334,22 @@ func (s *ParquetSink) aborting() bool { return s.abort.Load() }
 // Write implements sim.Sink. It does not keep r. An encoding error shows
 // at a later Write or at Close.
 func (s *ParquetSink) Write(r *sim.Record) error {
+	*s.Slot() = *r
+	return s.WriteSlot()
+}
+
+// Slot implements sim.SlotSink: the next row of the current batch (or, once
+// the sink has failed or closed, storage that WriteSlot discards).
+func (s *ParquetSink) Slot() *sim.Record {
+	if s.err != nil || s.closed {
+		return &s.spare
+	}
+	return &s.cur.recs[s.cur.n]
+}
+
+// WriteSlot implements sim.SlotSink: it writes the record built in Slot's
+// storage.
+func (s *ParquetSink) WriteSlot() error {
 	if s.err != nil {
 		return s.err
 	}
@@ -339,9 +357,8 @@ func (s *ParquetSink) Write(r *sim.Record) error {
 		return fmt.Errorf("export: %s: write after Close", s.f.path)
 	}
 	b := s.cur
-	b.recs[b.n] = *r
+	s.stats.add(&b.recs[b.n])
 	b.n++
-	s.stats.add(r)
 	if b.n == batchRows {
 		return s.send()
 	}
