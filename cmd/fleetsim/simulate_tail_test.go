@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/fleetsim/fleetsim/sim/export"
@@ -89,4 +90,143 @@ func TestFailedRerunKeepsEarlierFiles(t *testing.T) {
 			t.Errorf("%s of the earlier run changed or removed by the failed run (%v)", name, err)
 		}
 	}
+}
+
+// rerunArgs are the runs of the rerun tests: every file simulate can write
+// inside --out (requests.parquet/.csv/.jsonl, timeseries.parquet,
+// pools.csv, summary.json, the marker).
+func rerunArgs(out string, extra ...string) []string {
+	return smallArgs(out, append([]string{"--requests-format", "parquet,csv,jsonl", "--csv"}, extra...)...)
+}
+
+// earlierRun runs the first, successful run into out and returns the bytes
+// of every file it left there.
+func earlierRun(t *testing.T, out string) map[string][]byte {
+	t.Helper()
+	if code, _, stderr := runCLI(t, rerunArgs(out, "--seed", "9")...); code != 0 {
+		t.Fatalf("first run: exit %d, %s", code, stderr)
+	}
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, e := range ents {
+		files[e.Name()] = readBytes(t, filepath.Join(out, e.Name()))
+	}
+	for _, name := range []string{requestsFile, requestsCSVFile, requestsJSONFile, seriesFile, poolsCSVFile, summaryFile, runMarker} {
+		if files[name] == nil {
+			t.Fatalf("first run wrote no %s", name)
+		}
+	}
+	return files
+}
+
+// checkEarlier fails unless out holds exactly the files of earlier,
+// byte-identical, except skip (the path a test made a directory).
+func checkEarlier(t *testing.T, out string, earlier map[string][]byte, skip string) {
+	t.Helper()
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.Name() != skip && earlier[e.Name()] == nil {
+			t.Errorf("%s left in --out by the failed run", e.Name())
+		}
+	}
+	for name, want := range earlier {
+		if name == skip {
+			continue
+		}
+		got, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s of the earlier run changed or removed by the failed run (%v)", name, err)
+		}
+	}
+}
+
+// interruptedRerun runs the second run into out, a test hook delivering
+// sig, and checks it ends with exit 1, one line, and the earlier files.
+func interruptedRerun(t *testing.T, out string, earlier map[string][]byte, sig string) {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, rerunArgs(out)...)
+	line := strings.TrimRight(stderr, "\n")
+	if code != 1 || strings.Contains(line, "\n") || !strings.Contains(line, "interrupted by "+sig) {
+		t.Errorf("exit %d, stderr %q; want 1 and one line 'interrupted by %s'", code, stderr, sig)
+	}
+	if stdout != "" {
+		t.Errorf("stdout %q after the signal; want nothing", stdout)
+	}
+	checkEarlier(t, out, earlier, "")
+}
+
+// TestFailedRerunKeepsEarlierFilesEach: as TestFailedRerunKeepsEarlierFiles
+// with the failure at each later output of the run. Before the fix the
+// files renamed over the earlier ones before the failure were removed by the
+// failed run, so the earlier run lost them (its marker then listed missing
+// files).
+func TestFailedRerunKeepsEarlierFilesEach(t *testing.T) {
+	for _, blocked := range []string{requestsCSVFile, requestsJSONFile, seriesFile, poolsCSVFile, summaryFile, runMarker} {
+		t.Run(blocked, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "D")
+			earlier := earlierRun(t, out)
+			testHookRan = func(*interrupter) { // the earlier file made a directory
+				p := filepath.Join(out, blocked)
+				if err := os.Remove(p); err != nil {
+					t.Error(err)
+				}
+				if err := os.Mkdir(p, 0o755); err != nil {
+					t.Error(err)
+				}
+			}
+			defer func() { testHookRan = nil }()
+			code, stdout, stderr := runCLI(t, rerunArgs(out)...)
+			line := strings.TrimRight(stderr, "\n")
+			if code == 0 || strings.Contains(line, "\n") || !strings.Contains(line, "not a regular file") {
+				t.Fatalf("second run: exit %d, stderr %q; want a failure at %s, one line", code, stderr, blocked)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q after a failed run; want nothing", stdout)
+			}
+			checkEarlier(t, out, earlier, blocked)
+		})
+	}
+}
+
+// TestInterruptedRerunKeepsEarlierFiles: a stop signal once the simulation
+// has ended, while the outputs are finished, ends the run with exit 1 and
+// one line, and leaves the earlier run's files as they were. Before the fix
+// the files already renamed over the earlier ones were removed.
+func TestInterruptedRerunKeepsEarlierFiles(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "D")
+	earlier := earlierRun(t, out)
+	testHookRan = func(in *interrupter) {
+		s := os.Signal(syscall.SIGINT)
+		in.got.Store(&s)
+	}
+	defer func() { testHookRan = nil }()
+	interruptedRerun(t, out, earlier, "SIGINT")
+}
+
+// TestSignalDuringReplaceKeepsEarlierFiles: a stop signal that arrives
+// while the run's files replace the earlier ones ends the run with exit 1
+// and one line, the earlier files put back as they were; a failure
+// printing the results (stdout on a full disk) puts them back too.
+func TestSignalDuringReplaceKeepsEarlierFiles(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "D")
+	earlier := earlierRun(t, out)
+	testHookReplaced = func(in *interrupter) {
+		s := os.Signal(syscall.SIGTERM)
+		in.got.Store(&s)
+	}
+	defer func() { testHookReplaced = nil }()
+	interruptedRerun(t, out, earlier, "SIGTERM")
+
+	testHookReplaced = nil
+	var errb strings.Builder
+	if code := run(rerunArgs(out), failWriter{}, &errb); code != 1 {
+		t.Fatalf("stdout failing: exit %d, want 1 (stderr %q)", code, errb.String())
+	}
+	checkEarlier(t, out, earlier, "")
 }
