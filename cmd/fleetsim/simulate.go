@@ -517,7 +517,8 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		wrote = append(wrote, p)
 		labels = append(labels, p)
 	}
-	if err := replaceRunFiles(set, f.out, kindSimulate, wrote, intr); err != nil {
+	finish, err := replaceRunFiles(set, f.out, kindSimulate, wrote, intr)
+	if err != nil {
 		return err
 	}
 
@@ -546,6 +547,9 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		fmt.Fprintln(stderr, export.OSDVerdictLine(sum))
 	}
 	if _, err = fmt.Fprintf(note, "wrote %s\n", strings.Join(labels, ", ")); err != nil {
+		return err // the deferred set.Abort puts the earlier files back
+	}
+	if err := finish(); err != nil {
 		return err
 	}
 	if st := sum.OSDStop; st != nil {

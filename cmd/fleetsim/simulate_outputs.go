@@ -229,33 +229,34 @@ func (r *simRun) writeReport(set *export.OutputSet, sum *sim.Summary, outputs []
 var testHookReplaced func(*interrupter)
 
 // replaceRunFiles puts in place a run whose files are all finished in set
-// (wrote their paths): it adds dir's marker to the set, replaces the
-// earlier run's files with the set's, and then drops the earlier files and
-// removes the earlier run's files this run did not write (removeUnwritten).
-// A stop signal noticed before the set is in place, or while it is put in
-// place, puts the earlier files back: the run then wrote nothing. It ends
-// before the results are printed: a process killed while it prints
-// (SIGPIPE from `| head`) leaves the run whole and nothing aside
-// (TestRerunDoneBeforePrint).
-func replaceRunFiles(set *export.OutputSet, dir, kind string, wrote []string, intr *interrupter) error {
+// (wrote their paths): it adds dir's marker to the set and replaces the
+// earlier run's files with the set's. A stop signal noticed before the set
+// is in place, or while it is put in place, puts the earlier files back:
+// the run then wrote nothing. Until the caller calls finish, set.Abort
+// still puts the earlier files back (a failure printing the results);
+// finish drops them and removes the earlier run's files this run did not
+// write (removeUnwritten).
+func replaceRunFiles(set *export.OutputSet, dir, kind string, wrote []string, intr *interrupter) (finish func() error, err error) {
 	old := markerFiles(dir)
 	data, names := markerData(dir, kind, wrote, set.Lstat)
 	if err := set.WriteFile(filepath.Join(dir, runMarker), data); err != nil {
-		return err
+		return nil, err
 	}
 	if err := intr.err("no output written"); err != nil {
-		return err // the caller's set.Abort removes the staged files
+		return nil, err // the caller's set.Abort removes the staged files
 	}
 	if err := set.Replace(); err != nil {
-		return err
+		return nil, err
 	}
 	if testHookReplaced != nil {
 		testHookReplaced(intr)
 	}
 	if err := intr.err("no output written"); err != nil {
 		set.Restore()
-		return err
+		return nil, err
 	}
-	set.Finish()
-	return removeUnwritten(dir, old, names)
+	return func() error {
+		set.Finish()
+		return removeUnwritten(dir, old, names)
+	}, nil
 }

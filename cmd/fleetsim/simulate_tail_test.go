@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -212,9 +211,8 @@ func TestInterruptedRerunKeepsEarlierFiles(t *testing.T) {
 
 // TestSignalDuringReplaceKeepsEarlierFiles: a stop signal that arrives
 // while the run's files replace the earlier ones ends the run with exit 1
-// and one line, the earlier files put back as they were. A failure
-// printing the results (stdout on a full disk) comes once the run's files
-// are all in place: exit 1, the files kept, nothing left aside.
+// and one line, the earlier files put back as they were; a failure
+// printing the results (stdout on a full disk) puts them back too.
 func TestSignalDuringReplaceKeepsEarlierFiles(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "D")
 	earlier := earlierRun(t, out)
@@ -230,65 +228,5 @@ func TestSignalDuringReplaceKeepsEarlierFiles(t *testing.T) {
 	if code := run(rerunArgs(out), failWriter{}, &errb); code != 1 {
 		t.Fatalf("stdout failing: exit %d, want 1 (stderr %q)", code, errb.String())
 	}
-	ents, err := os.ReadDir(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ents) != len(earlier) {
-		t.Errorf("--out holds %d files after the rerun, want the %d of the run", len(ents), len(earlier))
-	}
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), export.AsidePrefix) || strings.HasPrefix(e.Name(), export.TempPrefix) {
-			t.Errorf("%s left in --out", e.Name())
-		}
-	}
-	if bytes.Equal(readBytes(t, filepath.Join(out, summaryFile)), earlier[summaryFile]) {
-		t.Errorf("summary.json is the earlier run's (seed 9); want the rerun's")
-	}
-}
-
-// dirAtPrint is stdout for a rerun: at its first write (the results being
-// printed) it records the names in dir, as a process killed there (SIGPIPE
-// from `simulate ... | head`, SIGKILL) would leave them.
-type dirAtPrint struct {
-	t     *testing.T
-	dir   string
-	names []string
-}
-
-func (w *dirAtPrint) Write(p []byte) (int, error) {
-	if w.names == nil {
-		ents, err := os.ReadDir(w.dir)
-		if err != nil {
-			w.t.Error(err)
-		}
-		w.names = []string{}
-		for _, e := range ents {
-			w.names = append(w.names, e.Name())
-		}
-	}
-	return len(p), nil
-}
-
-// TestRerunDoneBeforePrint: once simulate prints its results, --out holds
-// the run's files only: no earlier file moved aside (.fleetsim-prev-*) and
-// no stale file of the earlier run. Before the fix they were removed only
-// after printing, so `fleetsim simulate --out D | true` (stdout a closed
-// pipe: the process is killed by SIGPIPE while it prints) left one
-// .fleetsim-prev-* file per output in D, which no fleetsim run removes,
-// and the earlier run's pools.csv.
-func TestRerunDoneBeforePrint(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "D")
-	earlierRun(t, out)
-	w := &dirAtPrint{t: t, dir: out}
-	var errb strings.Builder
-	if code := run(smallArgs(out), w, &errb); code != 0 {
-		t.Fatalf("rerun: exit %d, %s", code, errb.String())
-	}
-	want := []string{runMarker, requestsFile, summaryFile, seriesFile}
-	slices.Sort(want)
-	slices.Sort(w.names)
-	if !slices.Equal(w.names, want) {
-		t.Errorf("--out while the results are printed: %q; want %q", w.names, want)
-	}
+	checkEarlier(t, out, earlier, "")
 }
