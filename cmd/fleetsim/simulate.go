@@ -517,6 +517,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		wrote = append(wrote, p)
 		labels = append(labels, p)
 	}
+	defer catchSIGPIPE()() // printing to a closed pipe fails, not kills
 	finish, err := replaceRunFiles(set, f.out, kindSimulate, wrote, intr)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -227,6 +228,34 @@ func TestSignalDuringReplaceKeepsEarlierFiles(t *testing.T) {
 	var errb strings.Builder
 	if code := run(rerunArgs(out), failWriter{}, &errb); code != 1 {
 		t.Fatalf("stdout failing: exit %d, want 1 (stderr %q)", code, errb.String())
+	}
+	checkEarlier(t, out, earlier, "")
+}
+
+// TestRerunStdoutClosedPipe: a rerun whose stdout is a pipe already closed
+// (`fleetsim simulate --out D | true`) fails to print its results like one
+// whose stdout is full (TestSimulateFailedStdoutRemovesOutputs): exit 1,
+// the earlier run's files put back, nothing left aside. Before the fix the
+// write killed the process (SIGPIPE on fd 1) between Replace and Finish:
+// D held the new files plus one .fleetsim-prev-* file per output, which no
+// fleetsim run removes.
+func TestRerunStdoutClosedPipe(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "D")
+	earlier := earlierRun(t, out)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	cmd := exec.Command(os.Args[0], rerunArgs(out)...)
+	cmd.Env = append(os.Environ(), "FLEETSIM_TEST_MAIN=1")
+	cmd.Stdout = w
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err = cmd.Run()
+	w.Close()
+	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(errb.String(), "broken pipe") {
+		t.Errorf("stdout a closed pipe: exit %d (%v), stderr %q; want 1 and a broken pipe", code, err, errb.String())
 	}
 	checkEarlier(t, out, earlier, "")
 }
