@@ -395,6 +395,15 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 			os.Remove(f.out) // only if empty
 		}
 	}()
+	// Its files replace an earlier run's as one set (export.OutputSet):
+	// a second fleetsim run into the same --out is refused meanwhile, as
+	// for a sweep (TestSimulateOutLocked). Released before the directory
+	// it created is removed (deferred calls run last first).
+	unlock, err := export.LockDir(f.out)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 
 	// A stop signal (stopSignals) ends the run at its next arrival or
 	// tick; nothing is written then. Handled before any file exists.

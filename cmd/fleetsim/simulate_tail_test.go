@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -258,4 +259,33 @@ func TestRerunStdoutClosedPipe(t *testing.T) {
 		t.Errorf("stdout a closed pipe: exit %d (%v), stderr %q; want 1 and a broken pipe", code, err, errb.String())
 	}
 	checkEarlier(t, out, earlier, "")
+}
+
+// TestSimulateOutLocked: simulate holds --out's lock (export.LockDir) as a
+// sweep does, so a run into a directory another live fleetsim process is
+// writing is refused in one line (exit 1) and leaves the directory as it
+// was. Before the fix two simulate runs into one --out replaced each
+// other's files meanwhile: the sets could mix, and one run putting its
+// earlier files back (a signal during its Replace) could drop the other's.
+func TestSimulateOutLocked(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "D")
+	earlier := earlierRun(t, out)
+	unlock, err := export.LockDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, rerunArgs(out)...)
+	want := fmt.Sprintf("another fleetsim process (pid %d) is writing its outputs there", os.Getpid())
+	if code != 1 || stdout != "" || !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("locked --out: exit %d, stdout %q, stderr %q; want exit 1 and one line containing %q", code, stdout, stderr, want)
+	}
+	unlock()
+	checkEarlier(t, out, earlier, "")
+	// Unlocked, the rerun goes through and leaves no lock file.
+	if code, _, stderr := runCLI(t, rerunArgs(out)...); code != 0 {
+		t.Fatalf("rerun: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, export.LockName)); !os.IsNotExist(err) {
+		t.Errorf("lock file left after the run: %v", err)
+	}
 }
