@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -110,12 +111,21 @@ func checkRunDir(dir, kind string) error {
 
 // finishRunDir records kind and the regular files the run wrote (paths
 // inside dir) in dir's marker and, when removeStale, removes the files the
-// previous run of the same kind recorded and this one did not write (a
-// pools.csv a run without --csv would leave beside a new summary.json):
-// only a regular file whose size and modification time are still those
-// recorded, so a file fleetsim did not write, or one changed since, stays
-// whatever the marker says.
+// previous run of the same kind recorded and this one did not write
+// (removeUnwritten).
 func finishRunDir(dir, kind string, wrote []string, removeStale bool) error {
+	data, names := markerData(dir, kind, wrote, os.Lstat)
+	if removeStale {
+		if err := removeUnwritten(dir, markerFiles(dir), names); err != nil {
+			return err
+		}
+	}
+	return export.WriteFileAtomic(filepath.Join(dir, runMarker), data)
+}
+
+// markerData is dir's marker recording kind and the regular files of
+// wrote inside dir, as lstat describes them, and those files' names.
+func markerData(dir, kind string, wrote []string, lstat func(string) (fs.FileInfo, error)) ([]byte, []string) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "kind: %s\n", kind)
 	var names []string
@@ -124,34 +134,41 @@ func finishRunDir(dir, kind string, wrote []string, removeStale bool) error {
 		if err != nil || !filepath.IsLocal(rel) {
 			continue
 		}
-		fi, err := os.Lstat(p)
+		fi, err := lstat(p)
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
 		names = append(names, filepath.ToSlash(rel))
 		fmt.Fprintf(&b, "file: %d %d %s\n", fi.Size(), fi.ModTime().UnixNano(), filepath.ToSlash(rel))
 	}
-	if removeStale {
-		for _, old := range markerFiles(dir) {
-			if slices.Contains(names, old.name) {
-				continue
-			}
-			p := filepath.Join(dir, filepath.FromSlash(old.name))
-			if !unchangedFile(dir, old) {
-				continue
-			}
-			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
-			// Its directories inside dir, when left empty (points/).
-			for d := filepath.Dir(p); d != filepath.Clean(dir); d = filepath.Dir(d) {
-				if os.Remove(d) != nil {
-					break
-				}
+	return b.Bytes(), names
+}
+
+// removeUnwritten removes the files of old (the previous run's marker) that
+// are not in names (a pools.csv a run without --csv would leave beside a
+// new summary.json): only a regular file whose size and modification time
+// are still those recorded, so a file fleetsim did not write, or one
+// changed since, stays whatever the marker says.
+func removeUnwritten(dir string, old []markedFile, names []string) error {
+	for _, o := range old {
+		if slices.Contains(names, o.name) {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(o.name))
+		if !unchangedFile(dir, o) {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		// Its directories inside dir, when left empty (points/).
+		for d := filepath.Dir(p); d != filepath.Clean(dir); d = filepath.Dir(d) {
+			if os.Remove(d) != nil {
+				break
 			}
 		}
 	}
-	return export.WriteFileAtomic(filepath.Join(dir, runMarker), b.Bytes())
+	return nil
 }
 
 // markedFile is a file a marker records: its path inside the directory

@@ -97,3 +97,14 @@ func signalName(s os.Signal) string {
 	}
 	return s.String()
 }
+
+// catchSIGPIPE makes a write to a closed pipe on stdout or stderr (`fleetsim
+// simulate --out D | head`) fail with EPIPE, as it does on any other file,
+// instead of killing the process, until the returned release is called:
+// simulate then puts back the earlier run's files it replaced, as for any
+// failure printing its results (TestRerunStdoutClosedPipe).
+func catchSIGPIPE() (release func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGPIPE)
+	return func() { signal.Stop(ch) }
+}

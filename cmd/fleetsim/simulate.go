@@ -395,6 +395,15 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 			os.Remove(f.out) // only if empty
 		}
 	}()
+	// Its files replace an earlier run's as one set (export.OutputSet):
+	// a second fleetsim run into the same --out is refused meanwhile, as
+	// for a sweep (TestSimulateOutLocked). Released before the directory
+	// it created is removed (deferred calls run last first).
+	unlock, err := export.LockDir(f.out)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 
 	// A stop signal (stopSignals) ends the run at its next arrival or
 	// tick; nothing is written then. Handled before any file exists.
@@ -409,7 +418,12 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 	if err != nil {
 		return err
 	}
+	// Every output of the run is a file of set (export.OutputSet): all
+	// replace an earlier run's files, or none does.
+	set := export.NewOutputSet()
+	defer set.Abort() // a no-op once the files are in place
 	info := export.FileInfo{
+		Set:     set,
 		Version: version,
 		Meta:    timingMeta(cfg, map[string]string{export.MetaSeed: strconv.FormatUint(cfg.Seed, 10), export.MetaScenario: string(scen)}),
 		// The prefix-cache/disaggregation columns (docs/prefix.md).
@@ -465,17 +479,10 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 
 	var outputs []export.OutputFile
 	var wrote, labels []string // paths written; how stdout names them
-	defer func() {
-		var st *exitStatusError
-		if err != nil && !errors.As(err, &st) { // a failed run leaves none of its files behind
-			for _, p := range wrote {
-				os.Remove(p)
-			}
-		}
-	}()
-	// requests.parquet is committed before the other files are written, not
-	// beside them: a failure there leaves an earlier run's files in --out
-	// as they were (TestFailedRerunKeepsEarlierFiles).
+	// The files are finished under their temporary names first (set);
+	// requests.parquet and the rest replace an earlier run's files only
+	// once every one is, so a failure or a stop signal before then leaves
+	// the earlier files as they were (TestFailedRerunKeepsEarlierFilesEach).
 	if parquet != nil {
 		if err := parquet.Close(); err != nil {
 			return err
@@ -498,7 +505,7 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 			return err
 		}
 		p := filepath.Join(f.out, poolsCSVFile)
-		if err := export.WriteFileAtomic(p, []byte(b.String())); err != nil {
+		if err := set.WriteFile(p, []byte(b.String())); err != nil {
 			return err
 		}
 		outputs = append(outputs, export.OutputFile{Name: poolsCSVFile, Kind: "csv"})
@@ -506,25 +513,22 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		labels = append(labels, p)
 	}
 	sp := filepath.Join(f.out, summaryFile)
-	if err := export.WriteSummaryJSON(sp, sum, outputs); err != nil {
+	if b, err := export.MarshalSummary(sum, outputs); err != nil {
+		return err
+	} else if err := set.WriteFile(sp, b); err != nil {
 		return err
 	}
 	wrote = append(wrote, sp)
 	labels = append(labels, sp)
-	if p, err := extra.writeReport(sum, outputs); err != nil {
+	if p, err := extra.writeReport(set, sum, outputs); err != nil {
 		return err
 	} else if p != "" {
 		wrote = append(wrote, p)
 		labels = append(labels, p)
 	}
-	// A stop signal while the outputs were written ends the run like one
-	// during the simulation: the deferred cleanup removes what was written
-	// (before the run directory's marker is written and an earlier run's
-	// stale files removed).
-	if err := intr.err("no output written"); err != nil {
-		return err
-	}
-	if err := finishRunDir(f.out, kindSimulate, wrote, true); err != nil {
+	defer catchSIGPIPE()() // printing to a closed pipe fails, not kills
+	finish, err := replaceRunFiles(set, f.out, kindSimulate, wrote, intr)
+	if err != nil {
 		return err
 	}
 
@@ -553,6 +557,9 @@ func simulate(cfg sim.Config, src workload.Source, f *simFlags, stdout, stderr i
 		fmt.Fprintln(stderr, export.OSDVerdictLine(sum))
 	}
 	if _, err = fmt.Fprintf(note, "wrote %s\n", strings.Join(labels, ", ")); err != nil {
+		return err // the deferred set.Abort puts the earlier files back
+	}
+	if err := finish(); err != nil {
 		return err
 	}
 	if st := sum.OSDStop; st != nil {

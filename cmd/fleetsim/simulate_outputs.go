@@ -126,7 +126,7 @@ func (o *simOutputs) start(dir string, info export.FileInfo, sink sim.Sink, opts
 		default:
 			continue
 		}
-		t, err := export.NewTextSinkExt(filepath.Join(dir, name), f, info.Extended)
+		t, err := export.NewTextSinkInfo(filepath.Join(dir, name), f, info)
 		if err != nil {
 			r.abort()
 			return nil, nil, err
@@ -196,8 +196,8 @@ func (r *simRun) close() (outs []export.OutputFile, paths, labels []string, err 
 	return outs, paths, labels, nil
 }
 
-// writeReport writes --report from the collected run.
-func (r *simRun) writeReport(sum *sim.Summary, outputs []export.OutputFile) (string, error) {
+// writeReport writes --report from the collected run as a file of set.
+func (r *simRun) writeReport(set *export.OutputSet, sum *sim.Summary, outputs []export.OutputFile) (string, error) {
 	if r.coll == nil {
 		return "", nil
 	}
@@ -214,8 +214,49 @@ func (r *simRun) writeReport(sum *sim.Summary, outputs []export.OutputFile) (str
 			return "", fmt.Errorf("--report %s: %w", r.o.report, err)
 		}
 	}
-	if err := export.WriteReportFile(r.o.report, rep); err != nil {
+	b, err := rep.HTML()
+	if err == nil {
+		err = set.WriteFile(r.o.report, b)
+	}
+	if err != nil {
 		return "", err
 	}
 	return r.o.report, nil
+}
+
+// testHookReplaced, when set (tests), is called once replaceRunFiles has
+// put the files in place, before it checks for a stop signal.
+var testHookReplaced func(*interrupter)
+
+// replaceRunFiles puts in place a run whose files are all finished in set
+// (wrote their paths): it adds dir's marker to the set and replaces the
+// earlier run's files with the set's. A stop signal noticed before the set
+// is in place, or while it is put in place, puts the earlier files back:
+// the run then wrote nothing. Until the caller calls finish, set.Abort
+// still puts the earlier files back (a failure printing the results);
+// finish drops them and removes the earlier run's files this run did not
+// write (removeUnwritten).
+func replaceRunFiles(set *export.OutputSet, dir, kind string, wrote []string, intr *interrupter) (finish func() error, err error) {
+	old := markerFiles(dir)
+	data, names := markerData(dir, kind, wrote, set.Lstat)
+	if err := set.WriteFile(filepath.Join(dir, runMarker), data); err != nil {
+		return nil, err
+	}
+	if err := intr.err("no output written"); err != nil {
+		return nil, err // the caller's set.Abort removes the staged files
+	}
+	if err := set.Replace(); err != nil {
+		return nil, err
+	}
+	if testHookReplaced != nil {
+		testHookReplaced(intr)
+	}
+	if err := intr.err("no output written"); err != nil {
+		set.Restore()
+		return nil, err
+	}
+	return func() error {
+		set.Finish()
+		return removeUnwritten(dir, old, names)
+	}, nil
 }

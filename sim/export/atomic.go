@@ -75,6 +75,7 @@ type atomicFile struct {
 	*os.File
 	path string // final path
 	done bool
+	set  *OutputSet // when not nil, Commit stages the file there instead of renaming it
 	// Early writeback (writeback.go): bytes written so far, and the end of
 	// the range whose writeback has been started.
 	written, started int64
@@ -120,7 +121,10 @@ func (f *atomicFile) abortOpen() {
 	}
 }
 
-func createAtomic(path string) (*atomicFile, error) {
+func createAtomic(path string) (*atomicFile, error) { return createAtomicIn(nil, path) }
+
+// createAtomicIn is createAtomic for a file of set (nil: renamed by Commit).
+func createAtomicIn(set *OutputSet, path string) (*atomicFile, error) {
 	if err := CheckReplaceable(path); err != nil {
 		return nil, err
 	}
@@ -143,7 +147,7 @@ func createAtomic(path string) (*atomicFile, error) {
 		os.Remove(f.Name())
 		return nil, err
 	}
-	return &atomicFile{File: f, path: path}, nil
+	return &atomicFile{File: f, path: path, set: set}, nil
 }
 
 // RemoveStale removes the temporary files (TempPrefix) in dir left by
@@ -173,7 +177,8 @@ func RemoveStale(dir string) []string {
 }
 
 // Commit flushes the file to disk, closes it and renames it to its final
-// path. On error the temporary file is removed.
+// path, or, for a file of an OutputSet, stages it there (the set's Replace
+// renames it). On error the temporary file is removed.
 func (a *atomicFile) Commit() error {
 	if a.done {
 		return fmt.Errorf("export: %s already closed", a.path)
@@ -187,6 +192,9 @@ func (a *atomicFile) Commit() error {
 	if err == nil {
 		// Checked again: the path may have changed since createAtomic.
 		err = CheckReplaceable(a.path)
+	}
+	if err == nil && a.set != nil {
+		return a.set.stage(tmp, a.path)
 	}
 	if err == nil {
 		err = os.Rename(tmp, a.path)
@@ -215,8 +223,11 @@ func (a *atomicFile) Abort() {
 // WriteFileAtomic writes data to path through a temporary file in the same
 // directory and a rename. path may only name a regular file or nothing
 // (*NotRegularError otherwise).
-func WriteFileAtomic(path string, data []byte) error {
-	f, err := createAtomic(path)
+func WriteFileAtomic(path string, data []byte) error { return writeFileIn(nil, path, data) }
+
+// writeFileIn writes data to path as a file of set (nil: renamed at once).
+func writeFileIn(set *OutputSet, path string, data []byte) error {
+	f, err := createAtomicIn(set, path)
 	if err != nil {
 		return err
 	}

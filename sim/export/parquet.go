@@ -234,6 +234,9 @@ type FileInfo struct {
 	// Extended adds the ExtCols columns to requests.parquet (schema
 	// RowExt): runs with a prefix cache or a disaggregated pool.
 	Extended bool
+	// Set, when not nil, makes the file one of that output set: Close
+	// leaves it finished under its temporary name until Set.Replace.
+	Set *OutputSet
 }
 
 // rowWriter encodes batches of records into requests.parquet.
@@ -266,7 +269,7 @@ func NewParquetSink(path string) (*ParquetSink, error) {
 // created_by "fleetsim version VERSION" and the key-value metadata
 // (MetaVersion and info.Meta), written in key order.
 func NewParquetSinkInfo(path string, info FileInfo) (*ParquetSink, error) {
-	f, err := createAtomic(path)
+	f, err := createAtomicIn(info.Set, path)
 	if err != nil {
 		return nil, err
 	}

@@ -57,10 +57,17 @@ func NewTextSink(path, format string) (*TextSink, error) { return NewTextSinkExt
 // NewTextSinkExt is NewTextSink with the ExtCols columns after Row's when
 // extended is true (as requests.parquet with FileInfo.Extended).
 func NewTextSinkExt(path, format string, extended bool) (*TextSink, error) {
+	return NewTextSinkInfo(path, format, FileInfo{Extended: extended})
+}
+
+// NewTextSinkInfo is NewTextSinkExt with info.Extended, the file one of
+// info.Set when that is not nil (the other fields are not used).
+func NewTextSinkInfo(path, format string, info FileInfo) (*TextSink, error) {
+	extended := info.Extended
 	if format != "csv" && format != "jsonl" {
 		return nil, fmt.Errorf("export: text format %q: allowed: csv, jsonl", format)
 	}
-	f, err := createAtomic(path)
+	f, err := createAtomicIn(info.Set, path)
 	if err != nil {
 		return nil, err
 	}

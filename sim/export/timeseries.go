@@ -140,7 +140,7 @@ type SeriesSink struct {
 // NewSeriesSink starts timeseries.parquet at path with the run information
 // of info (created_by and key-value metadata, as requests.parquet).
 func NewSeriesSink(path string, info FileInfo) (*SeriesSink, error) {
-	f, err := createAtomic(path)
+	f, err := createAtomicIn(info.Set, path)
 	if err != nil {
 		return nil, err
 	}
