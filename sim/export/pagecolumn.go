@@ -37,8 +37,8 @@ type pageColumn struct {
 	used   []bool    // colDict: the entries the page refers to
 
 	anyTrue, anyFalse bool // colBool: the page holds a true, a false
-	// colDict: strings the page used, known by their data pointer and
-	// length (known, lookup), the one looked up last first.
+	// colDict: strings the page looked up last (known, lookup), the last
+	// one first.
 	keys [strKeys]strKey
 
 	// The dictionary (colDict) of the current row group.
@@ -143,7 +143,7 @@ func (c *pageColumn) addBool(b bool) {
 }
 
 // resetPage empties the current page (its values, bounds and the strings
-// known by pointer).
+// it remembers).
 func (c *pageColumn) resetPage() {
 	c.n, c.nbits = 0, 0
 	c.i32, c.i64, c.f64, c.bits, c.levels = c.i32[:0], c.i64[:0], c.f64[:0], c.bits[:0], c.levels[:0]

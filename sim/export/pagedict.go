@@ -1,44 +1,42 @@
 package export
 
-import "unsafe"
-
 // smallDict is the number of dictionary entries up to which dictIndex
 // looks a string up by comparing it with each, not through the map.
 const smallDict = 8
 
-// strKey is a string by its data pointer and length (-1: no string), and
-// its dictionary index.
+// strKey is a string the page looked up (set: false for none) and its
+// dictionary index.
 type strKey struct {
-	p *byte
-	n int
-	i int32
+	s   string
+	set bool
+	i   int32
 }
 
-// strKeys is the number of strings a column knows by pointer.
+// strKeys is the number of strings a column remembers.
 const strKeys = 4
 
 // noKeys are keys knowing no string.
-var noKeys = [strKeys]strKey{{n: -1}, {n: -1}, {n: -1}, {n: -1}}
+var noKeys [strKeys]strKey
 
-// known is the dictionary index of s, reported true, when s has the data
-// pointer and length of the string the page looked up last (lookup): then
-// it is that string (Go strings do not change, and keys keeps their bytes
-// alive), and its entry is marked used. Small enough to be inlined.
+// known is the dictionary index of s, reported true, when s equals the
+// string the page looked up last (lookup); its entry is then marked used
+// already. Strings are compared by value: the comparison returns at once
+// when both share their bytes, as the records' pool and category names do.
+// Small enough to be inlined.
 func (c *pageColumn) known(s string) (int32, bool) {
 	k := &c.keys[0]
-	return k.i, k.p == unsafe.StringData(s) && k.n == len(s)
+	return k.i, k.set && k.s == s
 }
 
 // lookup is s's dictionary index, the entry added when s is new; it marks
-// the entry used by the page. The strings the page looked up are known by
-// their data pointer and length (keys), else s is looked up in the
-// dictionary. Either way s becomes the first key (known).
+// the entry used by the page. The strings the page looked up last are
+// remembered (keys), else s is looked up in the dictionary. Either way s
+// becomes the first key (known).
 func (c *pageColumn) lookup(s string) int32 {
-	p := unsafe.StringData(s)
 	i := int32(-1)
 	j := 1
 	for ; j < strKeys; j++ {
-		if k := &c.keys[j]; k.p == p && k.n == len(s) {
+		if k := &c.keys[j]; k.set && k.s == s {
 			i = k.i
 			break
 		}
@@ -49,7 +47,7 @@ func (c *pageColumn) lookup(s string) int32 {
 		c.used[i] = true
 	}
 	copy(c.keys[1:j+1], c.keys[:j])
-	c.keys[0] = strKey{p: p, n: len(s), i: i}
+	c.keys[0] = strKey{s: s, set: true, i: i}
 	return i
 }
 

@@ -91,11 +91,11 @@ func syncParquetLimit(t *testing.T, recs []sim.Record, limit int64) []byte {
 	return syncGeneric(t, recs, opts, func(b *extRowBuf) Row { return b.Row })
 }
 
-// TestPageWriterStringsByPointer: the page writer knows strings by their
-// data pointer and length (pageColumn.known); strings that share a
+// TestPageWriterStringsByPointer: the page writer remembers the strings a
+// page looked up last (pageColumn.known, compared by value); strings that share a
 // data pointer but not a length (prefixes of one string), equal strings at
 // different pointers, empty strings with and without a pointer, and more
-// distinct strings in turn than it knows by pointer (strKeys), across pages
+// distinct strings in turn than it remembers (strKeys), across pages
 // and row groups, give the bytes of parquet-go's writer.
 func TestPageWriterStringsByPointer(t *testing.T) {
 	base := strings.Repeat("pool-category-", 4)
