@@ -252,8 +252,7 @@ func replaceRunFiles(set *export.OutputSet, dir, kind string, wrote []string, in
 		testHookReplaced(intr)
 	}
 	if err := intr.err("no output written"); err != nil {
-		set.Restore()
-		return nil, err
+		return nil, err // the caller's set.Abort puts the earlier files back
 	}
 	return func() error {
 		set.Finish()

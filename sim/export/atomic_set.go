@@ -23,8 +23,8 @@ const AsidePrefix = ".fleetsim-prev-"
 // its Commit or Close only checks its final path and stages it. Replace
 // then renames every staged file into place, each earlier file being moved
 // aside first; if a rename fails, the files already replaced are put back.
-// Until Finish the earlier files can still be restored (Restore); Abort
-// discards whatever the set holds at any point. Not safe for concurrent
+// Until Finish the earlier files can still be restored: Abort discards
+// whatever the set holds at any point. Not safe for concurrent
 // use.
 type OutputSet struct {
 	files []setFile
@@ -81,7 +81,7 @@ func (s *OutputSet) Lstat(path string) (fs.FileInfo, error) {
 // step fails the files already replaced are put back, the staged files
 // removed and the error returned: the earlier files are then as they were.
 // On success each directory holding a file of the set is flushed to disk
-// once; the earlier files stay aside until Finish or Restore.
+// once; the earlier files stay aside until Finish or Abort.
 func (s *OutputSet) Replace() error {
 	if s.state != setStaging {
 		return errors.New("export: output set replaced or discarded already")
@@ -147,12 +147,6 @@ func (f *setFile) restore() {
 		os.Remove(f.path)
 	}
 	f.aside, f.placed = "", false
-}
-
-// Restore puts back the earlier files after a successful Replace and
-// removes the set's own: the directories are then as before Replace.
-func (s *OutputSet) Restore() {
-	s.Abort()
 }
 
 // Finish ends a replaced set: the earlier files moved aside are removed.

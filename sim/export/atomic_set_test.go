@@ -76,14 +76,14 @@ func TestOutputSetStagesUntilReplace(t *testing.T) {
 }
 
 // TestOutputSetReplace: Replace puts every file in place, the earlier ones
-// aside until Finish; Restore after Replace puts them back.
+// aside until Finish; Abort after Replace puts them back.
 func TestOutputSetReplace(t *testing.T) {
 	dir := setDir(t)
 	s := stageNew(t, dir)
 	if err := s.Replace(); err != nil {
 		t.Fatal(err)
 	}
-	s.Restore()
+	s.Abort()
 	wantState(t, dir, "a=A0", "b=B0")
 
 	s = stageNew(t, dir)
