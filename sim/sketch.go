@@ -94,9 +94,13 @@ func (s *sketch) quantile(q float64) float64 {
 	if s.n == 0 {
 		return math.NaN()
 	}
-	rank := uint64(math.Ceil(q * float64(s.n)))
-	rank = min(max(rank, 1), s.n)
-	return s.rankIn(rank, 0, len(s.counts)-1)
+	return s.rankIn(quantileRank(q, s.n), 0, len(s.counts)-1)
+}
+
+// quantileRank is the rank (1..n) of the q-quantile among n values:
+// ceil(q*n), clamped.
+func quantileRank(q float64, n uint64) uint64 {
+	return min(max(uint64(math.Ceil(q*float64(n))), 1), n)
 }
 
 // rankIn returns the value of the given rank (1 <= rank <= n) when every

@@ -183,7 +183,7 @@ func sumQuantiles(ws []*windowSketch, qs, out []float64) {
 		}
 		return
 	}
-	rank := func(q float64) uint64 { return min(max(uint64(math.Ceil(q*float64(n))), 1), n) }
+	rank := func(q float64) uint64 { return quantileRank(q, n) }
 	k, seen := 0, zero
 	for ; k < len(qs) && seen >= rank(qs[k]); k++ {
 		out[k] = 0
