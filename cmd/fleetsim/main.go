@@ -58,10 +58,19 @@ type exitStatusError struct {
 func (e *exitStatusError) Error() string { return e.msg }
 
 func main() {
-	// Before any work: the heap's first 64 MiB in huge pages (Linux;
-	// FLEETSIM_HUGEPAGES=off turns it off; internal/hugeheap says why).
-	hugeheap.Prepare()
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(start(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// start prepares the heap, then runs the command line and returns the exit
+// status: before any work, the heap's first 64 MiB in huge pages (Linux;
+// FLEETSIM_HUGEPAGES=off turns it off; internal/hugeheap says why). A value
+// of FLEETSIM_HUGEPAGES it does not know is bad input (exit status 2).
+func start(args []string, stdout, stderr io.Writer) int {
+	if _, err := hugeheap.Prepare(); err != nil {
+		fmt.Fprintf(stderr, "fleetsim: %v\n", err)
+		return 2
+	}
+	return run(args, stdout, stderr)
 }
 
 // run executes the command line and returns the exit status.

@@ -22,42 +22,56 @@
 // sim are not affected.
 //
 // The environment variable FLEETSIM_HUGEPAGES=off turns it off (for a
-// machine where huge-page faults stall on memory compaction). On kernels
-// with transparent huge pages disabled ("never") or on other systems it does
-// nothing.
+// machine where huge-page faults stall on memory compaction). It is off by
+// itself under an address-space or data limit (ulimit -v, ulimit -d) and on
+// other systems than Linux; on kernels with transparent huge pages disabled
+// ("never") the advice is taken and changes nothing.
 package hugeheap
 
 import (
+	"fmt"
 	"os"
 	"runtime"
+	"strings"
 )
 
 // Size is the part of the heap Prepare advises, bytes: above the peak heap
 // of the benchmark runs (45 MiB for 1M requests, about 60 MiB for 10M).
 const Size = 64 << 20
 
-// EnvVar is the environment variable that turns Prepare off: "off", "0" or
-// "false".
+// EnvVar is the environment variable that turns Prepare off: "off", "0",
+// "false" or "no" (any case); unset, empty, "on", "1", "true" or "yes" leave
+// it on, and any other value is an error (Setting).
 const EnvVar = "FLEETSIM_HUGEPAGES"
 
-// Enabled reports whether the environment allows Prepare (EnvVar unset or
-// anything but "off", "0", "false").
-func Enabled() bool {
-	switch os.Getenv(EnvVar) {
-	case "off", "0", "false":
-		return false
+// Setting reports whether EnvVar allows Prepare, or an error naming the
+// variable, its value and the values allowed.
+func Setting() (bool, error) {
+	v := os.Getenv(EnvVar)
+	switch strings.ToLower(v) {
+	case "", "on", "1", "true", "yes":
+		return true, nil
+	case "off", "0", "false", "no":
+		return false, nil
 	}
-	return true
+	return false, fmt.Errorf("%s=%q: want on or off (or 1/0, true/false, yes/no)", EnvVar, v)
 }
 
 // Prepare advises the heap's next Size bytes for huge pages, unless the
-// environment turns it off (Enabled). It reports whether the kernel took the
-// advice. Call it once, first thing in main: objects allocated before it are
-// not moved, and a second call advises a second block the heap may not
-// reach.
-func Prepare() bool {
-	if !Enabled() {
-		return false
+// environment turns it off (Setting), the system has no huge pages to ask
+// for (not Linux) or the process runs under an address-space or data limit
+// (ulimit -v, ulimit -d: the block adds Size bytes of address space, which
+// could push a process near its limit over it). It reports whether the
+// kernel took the advice, and returns an error, having done nothing, when
+// EnvVar has a value Setting does not allow. Call it once, first thing in
+// main: objects allocated before it are not moved, and a second call
+// advises a second block the heap may not reach.
+func Prepare() (bool, error) {
+	if on, err := Setting(); !on || err != nil {
+		return false, err
+	}
+	if !available() {
+		return false, nil
 	}
 	b := make([]byte, Size)
 	ok := advise(b)
@@ -66,5 +80,5 @@ func Prepare() bool {
 	// Collect the block now, so the heap's goal is set by what the run
 	// allocates, not by this block, and its pages are free for the run.
 	runtime.GC()
-	return ok
+	return ok, nil
 }

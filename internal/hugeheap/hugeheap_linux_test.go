@@ -6,8 +6,10 @@ import (
 	"bufio"
 	"os"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -81,10 +83,10 @@ func thpMode(t *testing.T) string {
 func TestPrepareOff(t *testing.T) {
 	thpMode(t)
 	before := advisedBytes(mappings(t))
-	for _, v := range []string{"off", "0", "false"} {
+	for _, v := range []string{"off", "0", "false", "OFF", "No"} {
 		t.Setenv(EnvVar, v)
-		if Prepare() {
-			t.Errorf("%s=%s: Prepare reported advice taken", EnvVar, v)
+		if ok, err := Prepare(); ok || err != nil {
+			t.Errorf("%s=%s: Prepare = %v, %v, want false, nil", EnvVar, v, ok, err)
 		}
 	}
 	if after := advisedBytes(mappings(t)); after != before {
@@ -108,9 +110,12 @@ func advisedBytes(ms []vma) uintptr {
 // pages to advised memory, they are backed by huge pages.
 func TestPrepareAdvisesHeap(t *testing.T) {
 	mode := thpMode(t)
+	if !available() {
+		t.Skip("address-space or data limit set (ulimit -v, -d): Prepare is off")
+	}
 	t.Setenv(EnvVar, "")
-	if !Prepare() {
-		t.Fatal("Prepare: madvise(MADV_HUGEPAGE) refused")
+	if ok, err := Prepare(); !ok || err != nil {
+		t.Fatalf("Prepare = %v, %v: madvise(MADV_HUGEPAGE) refused", ok, err)
 	}
 	ms := mappings(t)
 	if got := advisedBytes(ms); got < Size {
@@ -152,5 +157,58 @@ func TestPrepareAdvisesHeap(t *testing.T) {
 		// The kernel may lack free huge pages (fragmented memory): the
 		// advice is still taken, the pages are 4 KiB.
 		t.Logf("no huge pages given (fragmented memory?)")
+	}
+}
+
+// TestPrepareUnderLimit: under an address-space limit (ulimit -v, here the
+// soft RLIMIT_AS lowered to 1 TiB, far above this process's use), Prepare
+// advises nothing and allocates no block: its 64 MiB could push a process
+// near the limit over it, a fatal "out of memory" where the command ran
+// before (`ulimit -v 800000; fleetsim version`).
+func TestPrepareUnderLimit(t *testing.T) {
+	thpMode(t)
+	var orig syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &orig); err != nil {
+		t.Skipf("getrlimit: %v", err)
+	}
+	if orig.Cur == ^uint64(0) {
+		lim := orig
+		lim.Cur = 1 << 40
+		if lim.Max < lim.Cur {
+			lim.Cur = lim.Max
+		}
+		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &lim); err != nil {
+			t.Skipf("setrlimit: %v", err)
+		}
+		defer syscall.Setrlimit(syscall.RLIMIT_AS, &orig)
+	}
+	t.Setenv(EnvVar, "")
+	before := advisedBytes(mappings(t))
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	sys := ms.HeapSys
+	if ok, err := Prepare(); ok || err != nil {
+		t.Errorf("RLIMIT_AS %d: Prepare = %v, %v, want false, nil", uint64(1<<40), ok, err)
+	}
+	runtime.ReadMemStats(&ms)
+	if after := advisedBytes(mappings(t)); after != before {
+		t.Errorf("RLIMIT_AS: advised bytes %d -> %d", before, after)
+	}
+	if ms.HeapSys >= sys+Size/2 {
+		t.Errorf("RLIMIT_AS: heap grew %d -> %d bytes, the %d-byte block allocated", sys, ms.HeapSys, Size)
+	}
+}
+
+// TestPrepareBadValue: a value of FLEETSIM_HUGEPAGES that Setting does not
+// allow is an error, and Prepare advises nothing before returning it.
+func TestPrepareBadValue(t *testing.T) {
+	thpMode(t)
+	t.Setenv(EnvVar, "maybe")
+	before := advisedBytes(mappings(t))
+	if ok, err := Prepare(); ok || err == nil {
+		t.Errorf("%s=maybe: Prepare = %v, %v, want false and an error", EnvVar, ok, err)
+	}
+	if after := advisedBytes(mappings(t)); after != before {
+		t.Errorf("%s=maybe: advised bytes %d -> %d", EnvVar, before, after)
 	}
 }
