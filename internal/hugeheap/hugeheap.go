@@ -25,7 +25,11 @@
 // machine where huge-page faults stall on memory compaction). It is off by
 // itself under an address-space or data limit (ulimit -v, ulimit -d) and on
 // other systems than Linux; on kernels with transparent huge pages disabled
-// ("never") the advice is taken and changes nothing.
+// ("never") the advice is taken and changes nothing. GODEBUG=harddecommit=1
+// undoes it: the runtime then maps the pages it reuses afresh, without the
+// advice (TestPrepareAdvisesHeap fails under it, rightly). Nothing else in
+// the runtime does: it returns free pages with MADV_DONTNEED, which keeps
+// the advice, and maps only new address space (Go 1.26, mem_linux.go).
 package hugeheap
 
 import (
