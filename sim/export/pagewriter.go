@@ -256,11 +256,16 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 	}
 	var err error
 	w.levels = w.levels[:0]
+	vals := []byte(nil) // the page's encoded values: w.vals, or the column's own bytes
 	switch c.kind {
 	case colInt64:
-		w.vals, err = plainEncoding.EncodeInt64(w.vals, c.i64)
+		if vals = plainBytes(c.i64); vals == nil {
+			w.vals, err = plainEncoding.EncodeInt64(w.vals, c.i64)
+		}
 	case colInt32:
-		w.vals, err = plainEncoding.EncodeInt32(w.vals, c.i32)
+		if vals = plainBytes(c.i32); vals == nil {
+			w.vals, err = plainEncoding.EncodeInt32(w.vals, c.i32)
+		}
 	case colBool:
 		w.vals, err = plainEncoding.EncodeBoolean(w.vals, c.bits)
 	case colDouble:
@@ -283,7 +288,10 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 	if err != nil {
 		return err
 	}
-	if w.comp, err = w.codec.Encode(w.comp, w.vals); err != nil {
+	if vals == nil {
+		vals = w.vals
+	}
+	if w.comp, err = w.codec.Encode(w.comp, vals); err != nil {
 		return err
 	}
 	numValues := int64(c.n)
@@ -296,7 +304,7 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 	crc := crc32.Update(crc32.Update(0, crc32.IEEETable, w.levels), crc32.IEEETable, w.comp)
 	hdr := format.PageHeader{
 		Type:                 format.DataPageV2,
-		UncompressedPageSize: int32(len(w.levels) + len(w.vals)),
+		UncompressedPageSize: int32(len(w.levels) + len(vals)),
 		CompressedPageSize:   int32(len(w.levels) + len(w.comp)),
 		CRC:                  int32(crc),
 		DataPageHeaderV2: thrift.New(format.DataPageHeaderV2{
