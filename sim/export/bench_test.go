@@ -35,6 +35,13 @@ func BenchmarkParquetSinkFile(b *testing.B) {
 	benchSink(b, recs[:min(len(recs), 200_000)])
 }
 
+// BenchmarkParquetSinkHot is BenchmarkParquetSink on one batch's records
+// (batchRows), cycled, so that the cost measured is the sink's and the
+// encoder's, not that of reading 22 MiB of records from memory.
+func BenchmarkParquetSinkHot(b *testing.B) {
+	benchSink(b, testRecords(batchRows))
+}
+
 func benchSink(b *testing.B, recs []sim.Record) {
 	s, err := NewParquetSink(filepath.Join(b.TempDir(), "r.parquet"))
 	if err != nil {
@@ -114,9 +121,20 @@ func benchEncoder(b *testing.B, recs []sim.Record) {
 // encoding or compressing it): CPU time of the benchmark's thread per row
 // (thread-cpu-ns/row, Linux only). Records as in BenchmarkRowEncoder/served.
 func BenchmarkPageAdd(b *testing.B) {
+	benchPageAdd(b, rejectedIn(100_000, func(int) bool { return false }))
+}
+
+// BenchmarkPageAddBatch is BenchmarkPageAdd on one batch's records
+// (batchRows), cycled: records that are in the cache, so that it measures
+// the shredding itself, where BenchmarkPageAdd's 100,000 records (some 22
+// MiB) are read from memory.
+func BenchmarkPageAddBatch(b *testing.B) {
+	benchPageAdd(b, rejectedIn(batchRows, func(int) bool { return false }))
+}
+
+func benchPageAdd(b *testing.B, recs []sim.Record) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	recs := rejectedIn(100_000, func(int) bool { return false })
 	f, err := createAtomic(filepath.Join(b.TempDir(), "r.parquet"))
 	if err != nil {
 		b.Fatal(err)

@@ -1,7 +1,9 @@
 package export
 
 import (
+	"runtime"
 	"slices"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
@@ -142,6 +144,17 @@ func (c *pageColumn) addBool(b bool) {
 	c.nbits++
 }
 
+// plainBytes is the PLAIN encoding of an integer page's values without a
+// copy: their bytes as they lie in memory, which is what parquet-go's plain
+// encoding copies on every architecture but s390x (plain_le.go), where
+// plainBytes is nil (the caller encodes them). Nil for no values too.
+func plainBytes[T int32 | int64](v []T) []byte {
+	if runtime.GOARCH == "s390x" || len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*int(unsafe.Sizeof(v[0])))
+}
+
 // resetPage empties the current page (its values, bounds and the strings
 // it remembers).
 func (c *pageColumn) resetPage() {
@@ -269,35 +282,30 @@ func (c *pageColumn) addSizes(uncompressed, compressed int32, typ format.PageTyp
 	c.meta.EncodingStats = append(c.meta.EncodingStats, format.PageEncodingStats{PageType: typ, Encoding: enc, Count: 1})
 }
 
-// pageBuf holds a column chunk's encoded pages in blocks of pageBlock
-// bytes, so that it grows without copying what it holds.
+// pageBuf holds a column chunk's encoded pages, each in storage of its
+// own kept from row group to row group: a page is compressed straight into
+// it (body), where copying it into a buffer of the chunk would move every
+// compressed byte once more.
 type pageBuf struct {
-	blocks [][]byte
-	n      int // blocks in use
+	pages []encodedPage
+	n     int // pages in use
 }
 
-const pageBlock = 64 << 10
+// encodedPage is a data page as written: its header and definition levels
+// (head), then its compressed values (body).
+type encodedPage struct {
+	head, body []byte
+}
 
-// write appends p.
-func (b *pageBuf) write(p []byte) {
-	for len(p) > 0 {
-		if b.n == 0 || len(b.blocks[b.n-1]) == pageBlock {
-			if b.n == len(b.blocks) {
-				b.blocks = append(b.blocks, make([]byte, 0, pageBlock))
-			}
-			b.n++
-		}
-		blk := &b.blocks[b.n-1]
-		k := min(len(p), pageBlock-len(*blk))
-		*blk = append(*blk, p[:k]...)
-		p = p[k:]
+// next returns the storage of the chunk's next page (holding an earlier
+// row group's page, if any).
+func (b *pageBuf) next() *encodedPage {
+	if b.n == len(b.pages) {
+		b.pages = append(b.pages, encodedPage{})
 	}
+	b.n++
+	return &b.pages[b.n-1]
 }
 
-// reset empties b, keeping its blocks.
-func (b *pageBuf) reset() {
-	for i := range b.blocks[:b.n] {
-		b.blocks[i] = b.blocks[i][:0]
-	}
-	b.n = 0
-}
+// reset empties b, keeping its pages' storage.
+func (b *pageBuf) reset() { b.n = 0 }

@@ -256,11 +256,16 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 	}
 	var err error
 	w.levels = w.levels[:0]
+	vals := []byte(nil) // the page's encoded values: w.vals, or the column's own bytes
 	switch c.kind {
 	case colInt64:
-		w.vals, err = plainEncoding.EncodeInt64(w.vals, c.i64)
+		if vals = plainBytes(c.i64); vals == nil {
+			w.vals, err = plainEncoding.EncodeInt64(w.vals, c.i64)
+		}
 	case colInt32:
-		w.vals, err = plainEncoding.EncodeInt32(w.vals, c.i32)
+		if vals = plainBytes(c.i32); vals == nil {
+			w.vals, err = plainEncoding.EncodeInt32(w.vals, c.i32)
+		}
 	case colBool:
 		w.vals, err = plainEncoding.EncodeBoolean(w.vals, c.bits)
 	case colDouble:
@@ -283,9 +288,15 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 	if err != nil {
 		return err
 	}
-	if w.comp, err = w.codec.Encode(w.comp, w.vals); err != nil {
+	if vals == nil {
+		vals = w.vals
+	}
+	// Compressed straight into the storage the row group writes it from.
+	pg := c.pages.next()
+	if pg.body, err = w.codec.Encode(pg.body, vals); err != nil {
 		return err
 	}
+	comp := pg.body
 	numValues := int64(c.n)
 	numNulls := int64(c.n - len(c.f64))
 	if c.kind != colOptional {
@@ -293,11 +304,11 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 	}
 	lo, hi, ok := c.bounds()
 	loBytes, hiBytes := lo.Bytes(), hi.Bytes()
-	crc := crc32.Update(crc32.Update(0, crc32.IEEETable, w.levels), crc32.IEEETable, w.comp)
+	crc := crc32.Update(crc32.Update(0, crc32.IEEETable, w.levels), crc32.IEEETable, comp)
 	hdr := format.PageHeader{
 		Type:                 format.DataPageV2,
-		UncompressedPageSize: int32(len(w.levels) + len(w.vals)),
-		CompressedPageSize:   int32(len(w.levels) + len(w.comp)),
+		UncompressedPageSize: int32(len(w.levels) + len(vals)),
+		CompressedPageSize:   int32(len(w.levels) + len(comp)),
 		CRC:                  int32(crc),
 		DataPageHeaderV2: thrift.New(format.DataPageHeaderV2{
 			NumValues:                  int32(numValues),
@@ -314,9 +325,7 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 	if err != nil {
 		return err
 	}
-	c.pages.write(w.hdr.Bytes())
-	c.pages.write(w.levels)
-	c.pages.write(w.comp)
+	pg.head = append(append(pg.head[:0], w.hdr.Bytes()...), w.levels...)
 
 	// ColumnWriter.recordPageStats.
 	c.indexer.IndexPage(numValues, numNulls, lo, hi)
@@ -344,7 +353,7 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 			st.MinValue = lo.AppendBytes(buf)
 		}
 	}
-	compressed := headerLen + int32(len(w.levels)+len(w.comp))
+	compressed := headerLen + int32(len(w.levels)+len(comp))
 	c.locs = append(c.locs, format.PageLocation{Offset: c.meta.TotalCompressedSize,
 		CompressedPageSize: compressed, FirstRowIndex: c.rows})
 	c.rows += int64(c.n)
@@ -453,8 +462,11 @@ func (w *pageWriter) endRowGroup() error {
 		for j := range c.locs {
 			c.locs[j].Offset += w.offset
 		}
-		for _, b := range c.pages.blocks[:c.pages.n] {
-			if err := w.writeBytes(b); err != nil {
+		for _, pg := range c.pages.pages[:c.pages.n] {
+			if err := w.writeBytes(pg.head); err != nil {
+				return fmt.Errorf("writing buffered pages of row group column %d: %w", i, err)
+			}
+			if err := w.writeBytes(pg.body); err != nil {
 				return fmt.Errorf("writing buffered pages of row group column %d: %w", i, err)
 			}
 		}
