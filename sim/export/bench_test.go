@@ -85,14 +85,21 @@ func BenchmarkRowEncoder(b *testing.B) {
 	}
 }
 
-func benchEncoder(b *testing.B, recs []sim.Record) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+// benchFile is a benchmark's requests.parquet in its temporary directory,
+// aborted when the benchmark ends.
+func benchFile(b *testing.B) *atomicFile {
 	f, err := createAtomic(filepath.Join(b.TempDir(), "r.parquet"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer f.Abort()
+	b.Cleanup(func() { f.Abort() })
+	return f
+}
+
+func benchEncoder(b *testing.B, recs []sim.Record) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	f := benchFile(b)
 	w, err := newRowWriter(f, FileInfo{})
 	if err != nil {
 		b.Fatal(err)
@@ -135,11 +142,7 @@ func BenchmarkPageAddBatch(b *testing.B) {
 func benchPageAdd(b *testing.B, recs []sim.Record) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	f, err := createAtomic(filepath.Join(b.TempDir(), "r.parquet"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Abort()
+	f := benchFile(b)
 	w, err := newPageWriter(f, FileInfo{})
 	if err != nil {
 		b.Fatal(err)

@@ -1,9 +1,7 @@
 package export
 
 import (
-	"runtime"
 	"slices"
-	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/encoding"
@@ -142,17 +140,6 @@ func (c *pageColumn) addBool(b bool) {
 		c.anyFalse = true
 	}
 	c.nbits++
-}
-
-// plainBytes is the PLAIN encoding of an integer page's values without a
-// copy: their bytes as they lie in memory, which is what parquet-go's plain
-// encoding copies on every architecture but s390x (plain_le.go), where
-// plainBytes is nil (the caller encodes them). Nil for no values too.
-func plainBytes[T int32 | int64](v []T) []byte {
-	if runtime.GOARCH == "s390x" || len(v) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*int(unsafe.Sizeof(v[0])))
 }
 
 // resetPage empties the current page (its values, bounds and the strings

@@ -256,16 +256,11 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 	}
 	var err error
 	w.levels = w.levels[:0]
-	vals := []byte(nil) // the page's encoded values: w.vals, or the column's own bytes
 	switch c.kind {
 	case colInt64:
-		if vals = plainBytes(c.i64); vals == nil {
-			w.vals, err = plainEncoding.EncodeInt64(w.vals, c.i64)
-		}
+		w.vals, err = plainEncoding.EncodeInt64(w.vals, c.i64)
 	case colInt32:
-		if vals = plainBytes(c.i32); vals == nil {
-			w.vals, err = plainEncoding.EncodeInt32(w.vals, c.i32)
-		}
+		w.vals, err = plainEncoding.EncodeInt32(w.vals, c.i32)
 	case colBool:
 		w.vals, err = plainEncoding.EncodeBoolean(w.vals, c.bits)
 	case colDouble:
@@ -288,9 +283,7 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 	if err != nil {
 		return err
 	}
-	if vals == nil {
-		vals = w.vals
-	}
+	vals := w.vals // the page's encoded values
 	// Compressed straight into the storage the row group writes it from.
 	pg := c.pages.next()
 	if pg.body, err = w.codec.Encode(pg.body, vals); err != nil {
