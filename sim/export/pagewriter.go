@@ -283,10 +283,9 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 	if err != nil {
 		return err
 	}
-	vals := w.vals // the page's encoded values
 	// Compressed straight into the storage the row group writes it from.
 	pg := c.pages.next()
-	if pg.body, err = w.codec.Encode(pg.body, vals); err != nil {
+	if pg.body, err = w.codec.Encode(pg.body, w.vals); err != nil {
 		return err
 	}
 	comp := pg.body
@@ -300,7 +299,7 @@ func (w *pageWriter) endPage(c *pageColumn) error {
 	crc := crc32.Update(crc32.Update(0, crc32.IEEETable, w.levels), crc32.IEEETable, comp)
 	hdr := format.PageHeader{
 		Type:                 format.DataPageV2,
-		UncompressedPageSize: int32(len(w.levels) + len(vals)),
+		UncompressedPageSize: int32(len(w.levels) + len(w.vals)),
 		CompressedPageSize:   int32(len(w.levels) + len(comp)),
 		CRC:                  int32(crc),
 		DataPageHeaderV2: thrift.New(format.DataPageHeaderV2{
