@@ -128,18 +128,33 @@ func (c *pageColumn) addOptional(x float64) {
 	c.f64 = c.f64[:len(c.f64)+int(def)]
 }
 
-// addBool adds a colBool value.
-func (c *pageColumn) addBool(b bool) {
-	if c.nbits%8 == 0 {
+// bit is 1 for true, 0 for false.
+func bit(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// addBools adds n colBool values (1 <= n <= chunkRows), the i-th in bit i of
+// m (the bits from n up clear), after the page's last value: bit for bit
+// where that ends, its first byte's low bits first.
+func (c *pageColumn) addBools(m uint64, n int) {
+	all := ^uint64(0) >> (64 - n)
+	c.anyTrue = c.anyTrue || m != 0
+	c.anyFalse = c.anyFalse || m != all
+	off := c.nbits % 8
+	if off == 0 {
 		c.bits = append(c.bits, 0)
 	}
-	if b {
-		c.bits[c.nbits/8] |= 1 << (c.nbits % 8)
-		c.anyTrue = true
-	} else {
-		c.anyFalse = true
+	last := len(c.bits) - 1
+	c.bits[last] |= byte(m << off)
+	m >>= 8 - off
+	for k := (off + n + 7) / 8; k > 1; k-- {
+		c.bits = append(c.bits, byte(m))
+		m >>= 8
 	}
-	c.nbits++
+	c.nbits += n
 }
 
 // resetPage empties the current page (its values, bounds and the strings

@@ -158,10 +158,14 @@ func (w *pageWriter) write(recs []sim.Record) error {
 }
 
 // add appends recs (at most chunkRows of them) to the columns' pages, row
-// by row: the records are read once, in order.
+// by row: the records are read once, in order. The boolean columns' values
+// are gathered in a word each (at most 64 rows) and added at the end.
 func (w *pageWriter) add(recs []sim.Record) {
 	c := w.cols
 	n := len(recs)
+	if n > chunkRows {
+		panic("export: pageWriter.add: more than chunkRows records")
+	}
 	id := extend(&c[0].i64, n)
 	pool, cat := extend(&c[1].i32, n), extend(&c[3].i32, n)
 	reason, detail := extend(&c[21].i32, n), extend(&c[22].i32, n)
@@ -174,6 +178,7 @@ func (w *pageWriter) add(recs []sim.Record) {
 	for _, o := range opt {
 		o.open(n)
 	}
+	var compressed, warmup, rejected uint64 // row i in bit i (addBools)
 	for i := range recs {
 		r := &recs[i]
 		id[i] = r.ID
@@ -198,9 +203,9 @@ func (w *pageWriter) add(recs []sim.Record) {
 		opt[6].addOptional(r.E2ES)
 		in[i], out[i], orig[i], est[i] = r.InputTokens, r.OutputTokens, r.OriginalInputTokens, r.EstimatedTokens
 		pre[i], ret[i] = r.Preemptions, r.Retries
-		c[18].addBool(r.Compressed)
-		c[19].addBool(r.Warmup)
-		c[20].addBool(r.Rejected)
+		compressed |= bit(r.Compressed) << (i & 63)
+		warmup |= bit(r.Warmup) << (i & 63)
+		rejected |= bit(r.Rejected) << (i & 63)
 		if x, ok := c[21].known(r.RejectedReason); ok {
 			reason[i] = x
 		} else {
@@ -212,6 +217,9 @@ func (w *pageWriter) add(recs []sim.Record) {
 			detail[i] = c[22].lookup(r.RejectedDetail)
 		}
 	}
+	c[18].addBools(compressed, n)
+	c[19].addBools(warmup, n)
+	c[20].addBools(rejected, n)
 	if w.ext {
 		w.addExt(recs)
 	}
