@@ -204,8 +204,13 @@ type ParquetSink struct {
 }
 
 // pipelineBatches is the number of full batches the encoder may lag behind
-// Write (64 × 1,024 rows: one row group).
-const pipelineBatches = RowGroupRows / batchRows
+// Write (32 × 1,024 rows, ~6.8 MB of records: half a row group). A batch is
+// made when none is free, so the pool grows to the largest lag: in a 1M run
+// the encoder, at the end of its first row group, falls 20–30 batches
+// behind, and under load 64 (a whole row group, ~13.6 MB of memory first
+// touched, which this VM's kernel zeroes at ~1.6 ms of CPU a MB); past 32,
+// Write now waits for it instead.
+const pipelineBatches = 32
 
 // batch is batchRows records being copied (sim side) or encoded (encoder).
 type batch struct {
