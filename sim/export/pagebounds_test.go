@@ -58,3 +58,34 @@ func TestPageBoundsDouble(t *testing.T) {
 		t.Errorf("empty page: bounds %v %v %v, want none", lo, hi, ok)
 	}
 }
+
+// BenchmarkDoubleBounds: doubleBounds on a page of 32,768 doubles, rising
+// (as arrival_s) or in random order (as the latencies).
+func BenchmarkDoubleBounds(b *testing.B) {
+	for _, rising := range []bool{true, false} {
+		name := "random"
+		if rising {
+			name = "rising"
+		}
+		b.Run(name, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(3, 4))
+			xs := make([]float64, 32768)
+			t := 0.0
+			for i := range xs {
+				xs[i] = rng.ExpFloat64()
+				if rising {
+					t += xs[i]
+					xs[i] = t
+				}
+			}
+			var sum float64
+			for b.Loop() {
+				lo, hi := doubleBounds(xs)
+				sum += lo + hi
+			}
+			if sum != sum {
+				b.Fatal("NaN bounds")
+			}
+		})
+	}
+}
