@@ -75,12 +75,19 @@ type osdFeed struct {
 	// w, in monitor mode from the first arrival until the run ends, runs the
 	// detectors on a goroutine of their own (osdasync.go); pools and fleet
 	// are nil meanwhile.
-	w       *osdWorker
-	evs     []osdEv // the events of w's batch being filled (w.cur's until it is handed over)
-	sync    bool    // monitor mode without the worker (tests compare the two)
-	first   firstQueue
-	started bool // origin set (first arrival)
-	lastT   float64
+	w   *osdWorker
+	evs []osdEv // the events of w's batch being filled (w.cur's until it is handed over)
+	// mergeN, when equal to len(evs), says that evs' last event is a
+	// flush or a flush and the fleet's start (mergeKind) at mergeT, which
+	// osdAsyncStart may extend (every event added makes evs longer, a
+	// handover sets mergeN to 0).
+	mergeN    int
+	mergeKind uint8
+	mergeT    float64
+	sync      bool // monitor mode without the worker (tests compare the two)
+	first     firstQueue
+	started   bool // origin set (first arrival)
+	lastT     float64
 	// backwards counts events fed earlier than the one before (tests check
 	// that it stays 0: the detectors see the fleet's events in time order).
 	backwards int
@@ -306,8 +313,9 @@ func (f *fleet) osdFirstToken(j engine.Job, t engine.Time) {
 
 // osdFlush feeds the pending first tokens at or before t.
 func (f *fleet) osdFlush(t float64) {
-	if f.osd.w != nil {
+	if o := f.osd; o.w != nil {
 		f.osdAsyncAdd(osdEv{kind: evFlush, t: t})
+		o.mergeN, o.mergeKind, o.mergeT = len(o.evs), evFlush, t
 		return
 	}
 	f.osdFlushSync(t)
