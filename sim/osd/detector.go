@@ -6,12 +6,9 @@ import "math"
 // metric (requests in flight, or a TTFT in seconds).
 type point struct{ x, y float64 }
 
-// window is a FIFO of points backing a Slope: a ring buffer, so pushes and
-// pops are O(1). When full it grows to twice its size or, once it holds
-// enough points to tell, to the size its recent rate needs for a full
-// window (predict): a window that doubled its way up from 64 points to the
-// ~120,000 of a 1,000 req/s run would leave as much memory behind, freshly
-// touched, as it finally holds, and copy it all on the way.
+// window is a FIFO of points backing a Slope: a ring buffer whose
+// capacity (a power of two) doubles when full, so pushes and pops are O(1)
+// and memory follows the largest live size.
 type window struct {
 	buf   []point
 	head  int // index of the oldest point
@@ -23,24 +20,17 @@ type window struct {
 	// touching the buffer, and needs no emptiness test (dur − Inf > w is
 	// false for every dur, as dur − x > w is for NaN).
 	frontX float64
-	// seconds is the window's age limit (MaximumWindowSeconds), for
-	// predict.
-	seconds float64
 }
 
-// newWindow returns an empty window whose points live at most seconds (s).
-func newWindow(seconds float64) window { return window{frontX: math.Inf(1), seconds: seconds} }
+// newWindow returns an empty window.
+func newWindow() window { return window{frontX: math.Inf(1)} }
 
 // push adds p and updates the ratio limit (ratio: MaximumWindowRatio).
 func (w *window) push(p point, ratio float64) {
 	if w.n == len(w.buf) {
-		w.grow(p.x)
+		w.grow()
 	}
-	i := w.head + w.n
-	if i >= len(w.buf) {
-		i -= len(w.buf)
-	}
-	w.buf[i] = p
+	w.buf[(w.head+w.n)&(len(w.buf)-1)] = p
 	if w.n == 0 {
 		w.frontX = p.x
 	}
@@ -49,54 +39,17 @@ func (w *window) push(p point, ratio float64) {
 	w.limit = int(float64(w.total) * ratio)
 }
 
-// Growth: 64 points at first, then twice the size, or the size predict
-// gives when larger (at most predictMaxFactor times the size).
-const (
-	predictMinPoints = 1024 // the fewest points a prediction is made from
-	predictMinShare  = 1.0 / 16
-	predictMargin    = 1.1
-	predictMaxFactor = 32
-)
-
-// grow enlarges the full buffer, the oldest point first; x is the time of
-// the point about to be added. Out of line: push stays small.
-//
-//go:noinline
-func (w *window) grow(x float64) {
-	c := max(64, 2*len(w.buf))
-	if p := w.predict(x); p > c {
-		c = min(p, predictMaxFactor*len(w.buf))
-	}
-	nb := make([]point, c)
+// grow doubles the buffer (64 points at first), the oldest point first.
+func (w *window) grow() {
+	nb := make([]point, max(64, 2*len(w.buf)))
 	k := copy(nb, w.buf[w.head:])
 	copy(nb[k:], w.buf[:w.head])
 	w.buf, w.head = nb, 0
 }
 
-// predict returns the points a full window of the age limit would hold at
-// the rate the window's points came in, from the oldest to one at x, with
-// a margin (predictMargin); 0 when the window holds fewer than
-// predictMinPoints or spans less than predictMinShare of the age limit (too
-// few to tell), or the times are not finite. Only the buffer's size
-// depends on it, never a result.
-func (w *window) predict(x float64) int {
-	span := x - w.frontX
-	if w.n < predictMinPoints || !(span >= w.seconds*predictMinShare) || span > math.MaxFloat64 {
-		return 0
-	}
-	est := float64(w.n) * (w.seconds / span) * predictMargin
-	if !(est < 1<<40) {
-		return 0
-	}
-	return int(est)
-}
-
 func (w *window) pop() point {
 	p := w.buf[w.head]
-	w.head++
-	if w.head == len(w.buf) {
-		w.head = 0
-	}
+	w.head = (w.head + 1) & (len(w.buf) - 1)
 	w.n--
 	w.frontX = math.Inf(1)
 	if w.n > 0 {
@@ -133,7 +86,7 @@ func New(cfg Config, origin float64) *Detector {
 	return &Detector{
 		cfg:     cfg,
 		origin:  origin,
-		started: newWindow(cfg.MaximumWindowSeconds), finished: newWindow(cfg.MaximumWindowSeconds),
+		started: newWindow(), finished: newWindow(),
 		conc: *NewSlope(cfg.MOEThreshold, cfg.Confidence, cfg.Eps),
 		ttft: *NewSlope(cfg.MOEThreshold, cfg.Confidence, cfg.Eps),
 	}
