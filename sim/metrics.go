@@ -4,18 +4,28 @@ import "math"
 
 // acc accumulates one pool's (or the fleet's) metrics in constant memory.
 type acc struct {
-	arrived, completed, rejected, preemptions int64
-	capRejected                               int64 // rejections for lack of capacity (RejectQueueFull)
-	sloMet                                    int64
-	servedWin                                 int64 // completions (any request) finishing inside the window
-	ttft, tpot, e2e, wait                     sketch
-	busyWin                                   float64 // busy slot-seconds inside the window
-	backlog                                   int64   // waiting requests at the window's end
-	trend                                     trend
+	_ cacheLinePad
+	// Written by the simulation goroutine.
+	arrived, rejected int64
+	capRejected       int64 // rejections for lack of capacity (RejectQueueFull)
+	backlog           int64 // waiting requests at the window's end
+	trend             trend
+	_                 cacheLinePad
+	// Written by the record side (its own goroutine while the run lasts).
+	completed, preemptions int64
+	sloMet                 int64
+	servedWin              int64 // completions (any request) finishing inside the window
+	ttft, tpot, e2e, wait  sketch
+	busyWin                float64 // busy slot-seconds inside the window
 	// Prefix cache: prompt tokens served from it and all prompt tokens of
 	// the completed requests (prefixmetrics.go).
 	cached, prompt int64
+	_              cacheLinePad
 }
+
+// cacheLinePad keeps what one goroutine writes off the cache lines another
+// one writes (two 64-byte lines: the adjacent-line prefetcher fetches pairs).
+type cacheLinePad [128]byte
 
 func newAcc() acc {
 	return acc{ttft: newSketch(), tpot: newSketch(), e2e: newSketch(), wait: newSketch()}

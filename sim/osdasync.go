@@ -93,13 +93,17 @@ type osdWorker struct {
 	pending    []*osdMark
 	spare      []*osdMark // written marks, for reuse (no allocation per sample)
 
-	// The worker's own (read by the fleet only after done is closed).
+	// The worker's own (read by the fleet only after done is closed),
+	// written on every event: kept off the cache lines of the fleet's half
+	// and of whatever the allocator puts beside the struct.
+	_         cacheLinePad
 	params    osd.Config
 	pools     []*osd.Detector
 	fleet     *osd.Detector
 	first     firstQueue // pending first tokens, as osdFeed.first
 	lastT     float64
 	backwards int
+	_         cacheLinePad
 }
 
 func newOSDWorker(params osd.Config, npools int) *osdWorker {

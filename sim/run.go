@@ -179,7 +179,12 @@ type fleet struct {
 	sc  *scaler    // autoscaling and adaptive B_short (scaling.go); nil when off
 	ra  *readAhead // the source read ahead (readahead.go); nil: read directly
 
-	rs  recSide    // the record side (records.go), owned by rw while it runs
+	// The record side (records.go), owned by rw while it runs: written by
+	// rw's goroutine, so kept off the cache lines of the fields around it,
+	// which this goroutine reads on every event.
+	_   cacheLinePad
+	rs  recSide
+	_   cacheLinePad
 	rw  *recWriter // the record side's goroutine (recwriter.go); nil: run in place
 	ent recEntry   // the entry handed to the record side run in place
 }

@@ -1,0 +1,59 @@
+package sim
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestGoroutinesWriteApart: the fields one goroutine writes on every
+// request lie at least cacheLinePad's 128 bytes from those another writes
+// (two 64-byte lines, as the adjacent-line prefetcher fetches them), so
+// that neither core has to take the line back from the other (false
+// sharing). Before the padding, a pool's and the fleet's acc held arrived
+// (the simulation goroutine, every arrival) on the same line as completed,
+// preemptions, sloMet and servedWin (the record side's goroutine, every
+// completion): the 1M benchmark run took 5–7% more CPU (BENCHMARKS.md,
+// "false sharing"). The test fails when a field moves across a pad or a
+// pad is dropped.
+func TestGoroutinesWriteApart(t *testing.T) {
+	const apart = uintptr(len(cacheLinePad{}))
+	type span struct{ lo, hi uintptr } // [lo, hi): a group's bytes
+	group := func(typ reflect.Type, names ...string) span {
+		s := span{^uintptr(0), 0}
+		for _, n := range names {
+			f, ok := typ.FieldByName(n)
+			if !ok {
+				t.Fatalf("%s has no field %s", typ, n)
+			}
+			s.lo = min(s.lo, f.Offset)
+			s.hi = max(s.hi, f.Offset+f.Type.Size())
+		}
+		return s
+	}
+	check := func(what string, a, b span) {
+		t.Helper()
+		if gap := b.lo - a.hi; b.lo < a.hi || gap < apart {
+			t.Errorf("%s: [%d, %d) and [%d, %d) are %d bytes apart, want >= %d", what, a.lo, a.hi, b.lo, b.hi, int(b.lo)-int(a.hi), apart)
+		}
+	}
+
+	at := reflect.TypeOf(acc{})
+	simSide := group(at, "arrived", "rejected", "capRejected", "backlog", "trend")
+	recSide := group(at, "completed", "preemptions", "sloMet", "servedWin", "ttft", "tpot", "e2e", "wait", "busyWin", "cached", "prompt")
+	check("acc: simulation's counts, then the record side's", simSide, recSide)
+	// acc is embedded in pool and fleet after fields the simulation writes:
+	// its own pads keep the record side's group clear of them.
+	check("acc: the struct's start, then the record side's", span{0, 0}, recSide)
+	check("acc: the record side's, then the struct's end", recSide, span{at.Size(), at.Size()})
+	check("acc: the struct's start, then the simulation's", span{0, 0}, simSide)
+
+	ft := reflect.TypeOf(fleet{})
+	rs := group(ft, "rs")
+	check("fleet: the fields before rs, then rs", group(ft, "ra", "sc", "ts", "osd"), rs)
+	check("fleet: rs, then the fields after it", rs, group(ft, "rw", "ent"))
+
+	wt := reflect.TypeOf(osdWorker{})
+	check("osdWorker: the fleet's half, then the worker's", group(wt, "work", "free", "done", "cur", "made", "sent", "back", "pending", "spare"),
+		group(wt, "params", "pools", "fleet", "first", "lastT", "backwards"))
+	check("osdWorker: the worker's half, then the struct's end", group(wt, "params", "pools", "fleet", "first", "lastT", "backwards"), span{wt.Size(), wt.Size()})
+}
