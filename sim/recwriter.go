@@ -38,7 +38,7 @@ type recBatch struct {
 	nrec int
 }
 
-// recBatchLen is the number of entries in a batch (about 300 bytes each).
+// recBatchLen is the number of entries in a batch (128 bytes each).
 const recBatchLen = 1024
 
 // recBatches is the number of batches in circulation.
