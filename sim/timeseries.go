@@ -183,16 +183,15 @@ func sumQuantiles(ws []*windowSketch, qs, out []float64) {
 		}
 		return
 	}
-	rank := func(q float64) uint64 { return quantileRank(q, n) }
 	k, seen := 0, zero
-	for ; k < len(qs) && seen >= rank(qs[k]); k++ {
+	for ; k < len(qs) && seen >= quantileRank(qs[k], n); k++ {
 		out[k] = 0
 	}
 	for b := lo; b <= hi && k < len(qs); b++ {
 		for _, w := range ws {
 			seen += w.s.counts[b]
 		}
-		for ; k < len(qs) && seen >= rank(qs[k]); k++ {
+		for ; k < len(qs) && seen >= quantileRank(qs[k], n); k++ {
 			out[k] = bucketValue(b)
 		}
 	}
