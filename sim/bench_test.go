@@ -24,6 +24,13 @@ func benchFleetOSD(b *testing.B, osdMode, cdf string, rate float64, n int, pools
 	// another goroutine, osdasync.go).
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	var waits handoverWaits
+	handoverTap = func(w handoverWaits) {
+		waits.records += w.records
+		waits.requests += w.requests
+		waits.detectors += w.detectors
+	}
+	defer func() { handoverTap = nil }()
 	th0, thOK := cputime.Thread()
 	cpu0 := cputime.Process()
 	for b.Loop() {
@@ -43,6 +50,10 @@ func benchFleetOSD(b *testing.B, osdMode, cdf string, rate float64, n int, pools
 	if th1, ok := cputime.Thread(); ok && thOK && th1 > th0 {
 		b.ReportMetric(float64(n)*float64(b.N)/(th1-th0), "requests/thread-cpu-s")
 	}
+	// Times the simulation waited for a helper goroutine (handover.go).
+	b.ReportMetric(float64(waits.records)/float64(b.N), "record-waits/op")
+	b.ReportMetric(float64(waits.requests)/float64(b.N), "request-waits/op")
+	b.ReportMetric(float64(waits.detectors)/float64(b.N), "detector-waits/op")
 	b.ReportMetric(0, "ns/op")
 	for _, p := range s.Pools {
 		if p.Overloaded {

@@ -20,8 +20,10 @@ import (
 // SeriesSink in their order. Enforce mode stays synchronous (an alert stops
 // the run).
 
-// osdBatchLen is the number of detector events per batch (24 bytes each).
-const osdBatchLen = 16384
+// osdBatchLen is the number of detector events per batch (24 bytes each:
+// 768 KiB). The osdBatches batches are the simulation's slack (handover.go):
+// 131,072 events, ~40 ms of the 1M run (about three events a request).
+const osdBatchLen = 32768
 
 // osdBatches is the most batches in circulation (the one being filled, those
 // queued for the worker and the one it works on): memory stays bounded
@@ -300,6 +302,7 @@ func (f *fleet) osdSend() {
 		o.evs = w.cur.evs
 		return
 	}
+	o.waits++
 	w.cur = <-w.free
 	o.evs = w.cur.evs
 	f.osdReturned()

@@ -200,7 +200,7 @@ func (s *countSeries) WriteSeries(rows []SeriesRow) error {
 // copied into a recycled mark; SeriesSink keeps no rows). The overloaded
 // run of TestOSDWorkerSameAsSync, sampled every 10 ms (~250,000 samples),
 // allocates with the worker at most 4 MiB more than synchronously: the
-// osdBatches batches are 4 × 16,384 × 24 B = 1.5 MiB. A copy per sample was
+// osdBatches batches are 4 × 32,768 × 24 B = 3 MiB. A copy per sample was
 // ~2 × 200 B of rows and its mark each, ~100 MB over the run, and in the
 // overloaded 2M-request CLI run (1 s samples over 107,605 simulated s) it
 // raised the peak RSS from ~125 MB to ~170 MB (GC slack).

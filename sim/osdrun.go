@@ -91,6 +91,7 @@ type osdFeed struct {
 	// backwards counts events fed earlier than the one before (tests check
 	// that it stays 0: the detectors see the fleet's events in time order).
 	backwards int
+	waits     int // times the simulation waited for a batch back (handover.go)
 
 	halted      bool
 	haltBy      string

@@ -17,8 +17,10 @@ import "github.com/fleetsim/fleetsim/workload"
 const readAheadBatch = 4096
 
 // readAheadBatches is the number of batches in circulation: one being read
-// by the run, the others being filled or waiting for it.
-const readAheadBatches = 3
+// by the run, the others being filled or waiting for it. Together they are
+// the simulation's slack (handover.go): 32,768 requests, ~30 ms of the 1M
+// run.
+const readAheadBatches = 8
 
 // readAheadMin is the least number of requests (workload.Sized) for which a
 // source is read ahead: a shorter run reads it directly, paying for no
@@ -35,6 +37,9 @@ type readAhead struct {
 	i    int           // next request in cur
 	err  error         // the source's error, once its end is reached
 	pan  any           // what the source panicked with (set before done closes)
+	// waits counts the batches not ready when the run wanted them
+	// (handover.go).
+	waits int
 }
 
 // raBatch is one batch of requests.
@@ -136,6 +141,9 @@ func (ra *readAhead) refill() bool {
 	}
 	if ra.cur.reqs != nil {
 		ra.free <- ra.cur // never blocks: free holds every batch
+	}
+	if len(ra.full) == 0 {
+		ra.waits++
 	}
 	select {
 	case ra.cur = <-ra.full:

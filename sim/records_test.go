@@ -320,7 +320,10 @@ func TestRecEntrySize(t *testing.T) {
 // in storage reused with its batch, so what is left per request is the
 // rejection's detail string (misrouted: "N tokens > max_ctx M of pool p",
 // fmt.Sprintf: 48 bytes and its boxed arguments, ~80 bytes) and the run's
-// fixed costs spread over 50,000 requests (~30 bytes each).
+// fixed costs spread over 400,000 requests. Those include the record
+// batches, made as the writer falls behind (recwriter.go): from one (128
+// KiB of entries and 200 KiB of rejections' records) to recBatches (10.5
+// MB, 26 bytes a request here).
 // An overloaded pool can reject most of millions of requests (issue 20:
 // `--pool a:a10g:1:2048 --rate 1000 --requests 10000000`, where a record
 // allocated per rejection, 200 bytes, was garbage that raised the peak
@@ -329,7 +332,7 @@ func TestRejectionBytes(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's allocations are counted too (205-210 bytes per rejection under -race)")
 	}
-	const n = 50_000
+	const n = 400_000
 	cfg := fleetCfg(n, 0.1, PoolConfig{Name: "p", GPU: "a10g", Count: 1, MaxContext: 2048})
 	cfg.Workload.Rate = 1000
 	cfg.OSD.Mode = OSDOff                     // its windows' growth is a cost per run, not per request

@@ -286,6 +286,9 @@ func (f *fleet) at(t float64, h func()) {
 }
 
 func (f *fleet) run() error {
+	if handoverTap != nil {
+		defer f.tapHandovers() // handover.go: after the joins below
+	}
 	defer f.osdJoin() // osdasync.go
 	if f.ra = newReadAhead(f.src); f.ra != nil {
 		defer f.ra.stop()

@@ -1,0 +1,106 @@
+package sim
+
+import (
+	"testing"
+	"time"
+)
+
+// TestSlackCoversTimeSlices: every buffer between the simulation and a
+// helper goroutine holds at least slackRequests requests' worth (handover.go;
+// a request makes three detector events: its start, first token and end).
+// At the sizes before (4 × 1,024 entries, 3 × 4,096 requests) the 1M run's
+// simulation waited ~70 and ~33 times.
+func TestSlackCoversTimeSlices(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		len, n   int
+		perEvent int
+	}{
+		{"record entries", recBatchLen, recBatches, 1},
+		{"requests read ahead", readAheadBatch, readAheadBatches, 1},
+		{"detector events", osdBatchLen, osdBatches, 3},
+	} {
+		if got := c.len * c.n / c.perEvent; got < slackRequests {
+			t.Errorf("%s: %d × %d hold %d requests, want >= %d", c.name, c.n, c.len, got, slackRequests)
+		}
+	}
+	// The slack is more than one batch: the helper works on one while
+	// the simulation fills another.
+	if recBatches < 2 || readAheadBatches < 2 || osdBatches < 2 {
+		t.Errorf("batches %d, %d, %d: want >= 2 each", recBatches, readAheadBatches, osdBatches)
+	}
+}
+
+// TestRecWriterMakesBatchesAsNeeded: the writer makes a batch only when none
+// is free, so a run that the writer keeps up with makes few, and none beyond
+// recBatches however far behind it falls; waits counts the hand-overs at
+// which the simulation had to wait.
+func TestRecWriterMakesBatchesAsNeeded(t *testing.T) {
+	rs := &recSide{fm: &acc{}}
+	w := newRecWriter(rs)
+	if w.made != 1 {
+		t.Fatalf("a new writer made %d batches, want 1", w.made)
+	}
+	put := func(n int) {
+		for range n {
+			e := w.next()
+			e.kind = entWindow
+			e.win = &recWindow{}
+			if !w.put() {
+				t.Fatal("put failed")
+			}
+		}
+	}
+	// Hand over one batch and wait for it back: the next hand-over reuses it.
+	put(recBatchLen)
+	for len(w.free) == 0 {
+		// the writer returns it
+	}
+	put(recBatchLen)
+	if w.made != 2 || w.waits != 0 {
+		t.Errorf("after two batches, one returned: made %d, waits %d; want 2, 0", w.made, w.waits)
+	}
+	w.stop()
+	if err := w.result(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A writer that cannot keep up (its sink blocked) makes recBatches, no
+	// more, and the simulation then waits for one back.
+	release := make(chan struct{})
+	w = newRecWriter(&recSide{fm: &acc{}, sink: blockedSink(release)})
+	putRej := func(n int) {
+		for range n {
+			r := w.rejRecord()
+			e := w.next()
+			e.kind, e.rej = entReject, r
+			if !w.put() {
+				t.Fatal("put failed")
+			}
+		}
+	}
+	putRej((recBatches - 1) * recBatchLen)
+	if w.made != recBatches || w.waits != 0 {
+		t.Errorf("%d batches handed over to a blocked writer: made %d, waits %d; want %d, 0",
+			recBatches-1, w.made, w.waits, recBatches)
+	}
+	// The next hand-over finds no batch free and none to make: it waits
+	// until the sink is released (2 s on, far longer than the hand-over).
+	time.AfterFunc(2*time.Second, func() { close(release) })
+	putRej(recBatchLen)
+	if w.made != recBatches || w.waits != 1 {
+		t.Errorf("one more: made %d, waits %d; want %d, 1", w.made, w.waits, recBatches)
+	}
+	w.stop()
+	if err := w.result(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// blockedSink is a Sink whose writes wait until release is closed.
+type blockedSink chan struct{}
+
+func (s blockedSink) Write(*Record) error {
+	<-s
+	return nil
+}
