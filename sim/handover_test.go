@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"sync"
 	"testing"
 	"time"
 )
@@ -36,40 +37,22 @@ func TestSlackCoversTimeSlices(t *testing.T) {
 // recBatches however far behind it falls; waits counts the hand-overs at
 // which the simulation had to wait.
 func TestRecWriterMakesBatchesAsNeeded(t *testing.T) {
-	rs := &recSide{fm: &acc{}}
-	w := newRecWriter(rs)
+	// The sink holds the writer at its first record until release is
+	// closed, so what the writer has returned at each hand-over is known,
+	// not left to the scheduler. (Waiting for a batch back after a
+	// hand-over that made a new one hung when the writer had returned the
+	// first before the hand-over looked: it took it, made none and left
+	// none to come back.)
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	// Should a hand-over wait for the writer, it is let go on in 2 s.
+	defer time.AfterFunc(2*time.Second, free).Stop()
+	w := newRecWriter(&recSide{fm: &acc{}, sink: blockedSink(release)})
 	if w.made != 1 {
 		t.Fatalf("a new writer made %d batches, want 1", w.made)
 	}
 	put := func(n int) {
-		for range n {
-			e := w.next()
-			e.kind = entWindow
-			e.win = &recWindow{}
-			if !w.put() {
-				t.Fatal("put failed")
-			}
-		}
-	}
-	// Hand over one batch and wait for it back: the next hand-over reuses it.
-	put(recBatchLen)
-	for len(w.free) == 0 {
-		// the writer returns it
-	}
-	put(recBatchLen)
-	if w.made != 2 || w.waits != 0 {
-		t.Errorf("after two batches, one returned: made %d, waits %d; want 2, 0", w.made, w.waits)
-	}
-	w.stop()
-	if err := w.result(); err != nil {
-		t.Fatal(err)
-	}
-
-	// A writer that cannot keep up (its sink blocked) makes recBatches, no
-	// more, and the simulation then waits for one back.
-	release := make(chan struct{})
-	w = newRecWriter(&recSide{fm: &acc{}, sink: blockedSink(release)})
-	putRej := func(n int) {
 		for range n {
 			r := w.rejRecord()
 			e := w.next()
@@ -79,15 +62,37 @@ func TestRecWriterMakesBatchesAsNeeded(t *testing.T) {
 			}
 		}
 	}
-	putRej((recBatches - 1) * recBatchLen)
+	// Hand over one batch: the writer holds it, so a second is made.
+	put(recBatchLen)
+	if w.made != 2 || w.waits != 0 {
+		t.Fatalf("one batch handed over, held by the writer: made %d, waits %d; want 2, 0", w.made, w.waits)
+	}
+	// Let the writer return it (taken and put back: free holds every
+	// batch); the next hand-over reuses it.
+	free()
+	w.free <- <-w.free
+	put(recBatchLen)
+	if w.made != 2 || w.waits != 0 {
+		t.Fatalf("after two batches, one returned: made %d, waits %d; want 2, 0", w.made, w.waits)
+	}
+	w.stop()
+	if err := w.result(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A writer that cannot keep up (its sink blocked) makes recBatches, no
+	// more, and the simulation then waits for one back.
+	blocked := make(chan struct{})
+	w = newRecWriter(&recSide{fm: &acc{}, sink: blockedSink(blocked)})
+	put((recBatches - 1) * recBatchLen)
 	if w.made != recBatches || w.waits != 0 {
 		t.Errorf("%d batches handed over to a blocked writer: made %d, waits %d; want %d, 0",
 			recBatches-1, w.made, w.waits, recBatches)
 	}
 	// The next hand-over finds no batch free and none to make: it waits
 	// until the sink is released (2 s on, far longer than the hand-over).
-	time.AfterFunc(2*time.Second, func() { close(release) })
-	putRej(recBatchLen)
+	time.AfterFunc(2*time.Second, func() { close(blocked) })
+	put(recBatchLen)
 	if w.made != recBatches || w.waits != 1 {
 		t.Errorf("one more: made %d, waits %d; want %d, 1", w.made, w.waits, recBatches)
 	}
