@@ -4,6 +4,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fleetsim/fleetsim/workload"
 )
 
 // TestSlackCoversTimeSlices: every buffer between the simulation and a
@@ -108,4 +110,51 @@ type blockedSink chan struct{}
 func (s blockedSink) Write(*Record) error {
 	<-s
 	return nil
+}
+
+// TestReadAheadCountsWaits: waits counts the batches the run wanted before
+// the producer had filled them, and only those.
+func TestReadAheadCountsWaits(t *testing.T) {
+	const n = readAheadBatches * readAheadBatch
+	gate := make(chan struct{})
+	src := &gatedSource{failingSource: newFailing(n+1, -1, false), gateAt: n, gate: gate}
+	ra := newReadAhead(src)
+	defer ra.stop()
+	// Every batch filled before the run reads: no waits.
+	for len(ra.full) < readAheadBatches {
+		time.Sleep(time.Millisecond)
+	}
+	var r workload.Request
+	for i := range n {
+		if !ra.Next(&r) {
+			t.Fatalf("the read-ahead ended at request %d of %d", i, n+1)
+		}
+	}
+	if ra.waits != 0 {
+		t.Errorf("%d batches read, each filled beforehand: waits %d, want 0", readAheadBatches, ra.waits)
+	}
+	// The producer is held in the source at the next request: the run
+	// waits for it (let go on in 500 ms, far longer than the hand-over).
+	time.AfterFunc(500*time.Millisecond, func() { close(gate) })
+	if !ra.Next(&r) {
+		t.Fatalf("the read-ahead ended at request %d of %d", n, n+1)
+	}
+	if ra.waits != 1 {
+		t.Errorf("one batch not filled when wanted: waits %d, want 1", ra.waits)
+	}
+}
+
+// gatedSource is a failingSource whose request gateAt waits until gate is
+// closed.
+type gatedSource struct {
+	*failingSource
+	gateAt int
+	gate   chan struct{}
+}
+
+func (s *gatedSource) Next(r *workload.Request) bool {
+	if s.i == s.gateAt {
+		<-s.gate
+	}
+	return s.failingSource.Next(r)
 }
