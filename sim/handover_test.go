@@ -158,3 +158,33 @@ func (s *gatedSource) Next(r *workload.Request) bool {
 	}
 	return s.failingSource.Next(r)
 }
+
+// TestReadAheadShortRunBatches: a run reads ahead in no more batches than
+// its requests fill (8,192 requests: 2 of 4,096, not readAheadBatches'
+// 2 MiB), and still yields every request and its end.
+func TestReadAheadShortRunBatches(t *testing.T) {
+	for _, c := range []struct{ n, made int }{
+		{readAheadMin, 2},
+		{readAheadMin + 1, 3},
+		{3*readAheadBatch + 123, 4},
+		{readAheadBatches * readAheadBatch, readAheadBatches},
+		{100 * readAheadBatch, readAheadBatches},
+	} {
+		ra := newReadAhead(newFailing(c.n, -1, false))
+		if ra.made != c.made {
+			t.Errorf("%d requests: %d batches, want %d", c.n, ra.made, c.made)
+		}
+		var r workload.Request
+		got := 0
+		for ra.Next(&r) {
+			if r.ID != int64(got) {
+				t.Fatalf("%d requests: request %d has ID %d", c.n, got, r.ID)
+			}
+			got++
+		}
+		ra.stop()
+		if got != c.n || ra.Err() != nil {
+			t.Errorf("%d requests: read %d, error %v", c.n, got, ra.Err())
+		}
+	}
+}

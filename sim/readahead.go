@@ -40,6 +40,7 @@ type readAhead struct {
 	// waits counts the batches not ready when the run wanted them
 	// (handover.go).
 	waits int
+	made  int // batches made (readAheadBatches, fewer for a short run)
 }
 
 // raBatch is one batch of requests.
@@ -68,7 +69,10 @@ func newReadAhead(src workload.Source) *readAhead {
 		done: make(chan struct{}),
 		cur:  &raBatch{}, // empty: the first next receives
 	}
-	for range readAheadBatches {
+	// No more batches than the run's requests fill (a run of 8,192 needs
+	// two: the producer's end is an empty batch, refilled from a read one).
+	ra.made = int(min(readAheadBatches, (sz.Len()+readAheadBatch-1)/readAheadBatch))
+	for range ra.made {
 		ra.free <- &raBatch{reqs: make([]workload.Request, readAheadBatch)}
 	}
 	go ra.produce(src)
