@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -161,30 +162,55 @@ func (s *gatedSource) Next(r *workload.Request) bool {
 
 // TestReadAheadShortRunBatches: a run reads ahead in no more batches than
 // its requests fill (8,192 requests: 2 of 4,096, not readAheadBatches'
-// 2 MiB), and still yields every request and its end.
+// 2 MiB), and still yields every request and its end. The batches counted
+// are those in circulation once the run has read to the end (the run holds
+// the last, free the others), not only ra.made. A source's Len is only its
+// word: one that yields more or fewer requests loses none and gains none,
+// and one whose Len is near math.MaxInt64 (review of 80dd827: Len + 4,095
+// overflowed, no batch was made and the run's first Next waited forever)
+// reads ahead in readAheadBatches.
 func TestReadAheadShortRunBatches(t *testing.T) {
-	for _, c := range []struct{ n, made int }{
-		{readAheadMin, 2},
-		{readAheadMin + 1, 3},
-		{3*readAheadBatch + 123, 4},
-		{readAheadBatches * readAheadBatch, readAheadBatches},
-		{100 * readAheadBatch, readAheadBatches},
+	b := readAheadBatch
+	for _, c := range []struct {
+		len     int64
+		n, made int
+	}{
+		{readAheadMin, readAheadMin, 2},
+		{readAheadMin + 1, readAheadMin + 1, 3},
+		{int64(3*b + 123), 3*b + 123, 4},
+		{readAheadBatches * int64(b), readAheadBatches * b, readAheadBatches},
+		{100 * int64(b), 100 * b, readAheadBatches},
+		{readAheadMin, 10*b + 5, 2},
+		{9 * int64(b), 5, readAheadBatches},
+		{math.MaxInt64, 3*b + 7, readAheadBatches},
+		{math.MaxInt64 - int64(b) + 2, 3*b + 7, readAheadBatches},
 	} {
-		ra := newReadAhead(newFailing(c.n, -1, false))
+		ra := newReadAhead(&sizedAs{newFailing(c.n, -1, false), c.len})
 		if ra.made != c.made {
-			t.Errorf("%d requests: %d batches, want %d", c.n, ra.made, c.made)
+			t.Fatalf("Len %d: %d batches, want %d", c.len, ra.made, c.made)
 		}
 		var r workload.Request
 		got := 0
 		for ra.Next(&r) {
 			if r.ID != int64(got) {
-				t.Fatalf("%d requests: request %d has ID %d", c.n, got, r.ID)
+				t.Fatalf("Len %d: request %d has ID %d", c.len, got, r.ID)
 			}
 			got++
 		}
 		ra.stop()
 		if got != c.n || ra.Err() != nil {
-			t.Errorf("%d requests: read %d, error %v", c.n, got, ra.Err())
+			t.Errorf("Len %d: read %d of %d, error %v", c.len, got, c.n, ra.Err())
+		}
+		if n := len(ra.free) + 1; n != c.made {
+			t.Errorf("Len %d: %d batches in circulation, want %d", c.len, n, c.made)
 		}
 	}
 }
+
+// sizedAs is a failingSource whose Len says len, whatever it yields.
+type sizedAs struct {
+	*failingSource
+	len int64
+}
+
+func (s *sizedAs) Len() int64 { return s.len }

@@ -71,7 +71,10 @@ func newReadAhead(src workload.Source) *readAhead {
 	}
 	// No more batches than the run's requests fill (a run of 8,192 needs
 	// two: the producer's end is an empty batch, refilled from a read one).
-	ra.made = int(min(readAheadBatches, (sz.Len()+readAheadBatch-1)/readAheadBatch))
+	// Len is capped before it is rounded up: near math.MaxInt64 the sum
+	// would overflow and make no batch, and the run would wait forever.
+	fill := min(sz.Len(), readAheadBatches*readAheadBatch)
+	ra.made = int((fill + readAheadBatch - 1) / readAheadBatch)
 	for range ra.made {
 		ra.free <- &raBatch{reqs: make([]workload.Request, readAheadBatch)}
 	}
