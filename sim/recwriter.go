@@ -46,11 +46,10 @@ const recBatchLen = 1024
 // recBatches is the most batches in circulation, made as the writer falls
 // behind (a run it keeps up with makes two or three; the scheduler leaves it
 // behind often: the 1M CLI run made 24–32, a 100,000-request run 13, a
-// 4,096-request run 4). Together they are the
-// simulation's slack (handover.go): 32,768 entries, ~30 ms of the 1M run,
-// before it waits for the writer. Larger batches (8,192 entries, 4 of them)
-// saved no more CPU in 16 interleaved rounds and would raise the fixed cost
-// of a short run.
+// 4,096-request run 4). Together they are the simulation's slack
+// (handover.go): 32,768 entries, ~30 ms of the 1M run, before it waits for
+// the writer. Larger batches (8,192 entries, 4 of them) saved no more CPU in
+// 16 interleaved rounds and would raise the fixed cost of a short run.
 const recBatches = 32
 
 // errRecordsFailed ends the simulation once the writer has failed; Run
